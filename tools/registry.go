@@ -1,0 +1,118 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+)
+
+// MaxNameLen is the longest tool name a registry accepts.
+const MaxNameLen = 64
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+
+// ValidateName reports whether name is a valid tool name: 1 to 64 characters
+// of [A-Za-z0-9_].
+func ValidateName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("tool name is empty: a name is 1 to 64 characters of [A-Za-z0-9_]")
+	case len(name) > MaxNameLen:
+		return fmt.Errorf("tool %q: name is %d characters long, more than the %d allowed", name, len(name), MaxNameLen)
+	case !nameRE.MatchString(name):
+		return fmt.Errorf("tool %q: name may hold only letters, digits and '_' ([A-Za-z0-9_])", name)
+	}
+	return nil
+}
+
+// Registry is a fixed set of tools with valid, unique names. It is safe for
+// concurrent use: nothing changes it after NewRegistry.
+type Registry struct {
+	tools  []Tool
+	infos  []Info
+	byName map[string]int
+}
+
+// NewRegistry checks every tool's name (ValidateName), its uniqueness across
+// all of them, and that its schemas are JSON objects, and returns the
+// registry. It reports every problem at once, each naming the tool and the
+// rule it breaks.
+func NewRegistry(ts ...Tool) (*Registry, error) {
+	r := &Registry{byName: make(map[string]int, len(ts))}
+	var errs []error
+	for _, t := range ts {
+		if t == nil {
+			errs = append(errs, errors.New("nil tool"))
+			continue
+		}
+		info := t.Info()
+		if err := ValidateName(info.Name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if _, dup := r.byName[info.Name]; dup {
+			errs = append(errs, fmt.Errorf("tool %q: registered more than once; names must be unique across every source (typed, plain, remote, built-in)", info.Name))
+			continue
+		}
+		if err := checkObjectSchema(info.InputSchema); err != nil {
+			errs = append(errs, fmt.Errorf("tool %q: input schema: %w", info.Name, err))
+			continue
+		}
+		if len(info.OutputSchema) > 0 {
+			if err := checkObjectSchema(info.OutputSchema); err != nil {
+				errs = append(errs, fmt.Errorf("tool %q: output schema: %w", info.Name, err))
+				continue
+			}
+		}
+		r.byName[info.Name] = len(r.tools)
+		r.tools = append(r.tools, t)
+		r.infos = append(r.infos, info)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return r, nil
+}
+
+func checkObjectSchema(raw json.RawMessage) error {
+	var s struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("not a JSON object: %w", err)
+	}
+	if s.Type != "object" {
+		return fmt.Errorf(`"type" must be "object", got %v`, s.Type)
+	}
+	return nil
+}
+
+// Tools returns the tools in registration order.
+func (r *Registry) Tools() []Tool { return append([]Tool(nil), r.tools...) }
+
+// Infos returns the tools' descriptors in registration order.
+func (r *Registry) Infos() []Info { return append([]Info(nil), r.infos...) }
+
+// Names returns the tools' names, sorted.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.infos))
+	for _, i := range r.infos {
+		names = append(names, i.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns the tool called name.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	i, ok := r.byName[name]
+	if !ok {
+		return nil, false
+	}
+	return r.tools[i], true
+}
+
+// Len returns the number of tools.
+func (r *Registry) Len() int { return len(r.tools) }

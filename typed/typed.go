@@ -1,0 +1,230 @@
+// Package typed turns a Go function whose input is a struct into a tool.
+//
+// The input schema is generated once, by reflection, when the tool is made
+// (github.com/invopop/jsonschema), and published as the tool's InputSchema;
+// the server validates every call against that same schema before the
+// function runs, so the function only ever sees input that fits it.
+//
+// # Mapping
+//
+// string → string; every int and uint kind → integer; float kinds → number;
+// bool → boolean; slices and arrays → array with typed items; maps → object;
+// nested structs → object; time.Time → string with format date-time. A named
+// string type with a method Enum() []string → string with that enum.
+//
+// # Tags
+//
+// `json:"name"` names the field. `jsonschema:"..."` adds keywords:
+// description=..., enum=a,enum=b, default=..., minimum=, maximum=,
+// minLength=, maxLength=, pattern=, example=... (see invopop/jsonschema).
+// `secret:"true"` marks a top-level field whose value is redacted in logs
+// and approval summaries.
+//
+// # Required and optional
+//
+// A field is required unless its json tag says omitempty (or omitzero):
+// one rule, everywhere.
+//
+// # Unknown fields
+//
+// Unknown extra fields are ignored by default and the published schema does
+// not forbid them. Strict() publishes additionalProperties: false on every
+// object, and the server then rejects unknown fields.
+//
+// # Output
+//
+// When Out is a struct (or a pointer to one) its schema is published as the
+// tool's OutputSchema, and each result carries the value as structured
+// content plus its JSON as text for older clients. Any other Out is rendered
+// as text: a string as is, anything else as JSON.
+package typed
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/invopop/jsonschema"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// Option configures a typed tool.
+type Option func(*config)
+
+type config struct {
+	annotations tools.Annotations
+	strict      bool
+}
+
+// WithAnnotations sets the tool's MCP annotations.
+func WithAnnotations(a tools.Annotations) Option {
+	return func(c *config) { c.annotations = a }
+}
+
+// Strict makes unknown argument fields an error: the published schema says
+// additionalProperties: false on every object.
+func Strict() Option {
+	return func(c *config) { c.strict = true }
+}
+
+// Tool is a typed tool. It implements tools.Tool.
+type Tool[In, Out any] struct {
+	info       tools.Info
+	fn         func(context.Context, In) (Out, error)
+	structured bool
+}
+
+var _ tools.Tool = (*Tool[struct{}, struct{}])(nil)
+
+// New returns a tool named name that runs fn. In must be a struct (or a
+// pointer to one). The schemas are generated here, once; New fails when In is
+// not a struct or its schema cannot be generated.
+func New[In, Out any](name, description string, fn func(context.Context, In) (Out, error), opts ...Option) (*Tool[In, Out], error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("typed: tool %q: nil function", name)
+	}
+	inType := derefType(reflect.TypeFor[In]())
+	if inType.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("typed: tool %q: input type %s is not a struct", name, inType)
+	}
+	in, err := Schema(inType, c.strict)
+	if err != nil {
+		return nil, fmt.Errorf("typed: tool %q: input schema: %w", name, err)
+	}
+	t := &Tool[In, Out]{fn: fn}
+	t.info = tools.Info{
+		Name:        name,
+		Description: description,
+		InputSchema: in,
+		Annotations: c.annotations,
+		Secret:      secretFields(inType),
+	}
+	if outType := derefType(reflect.TypeFor[Out]()); outType.Kind() == reflect.Struct && outType != timeType {
+		out, err := Schema(outType, false)
+		if err != nil {
+			return nil, fmt.Errorf("typed: tool %q: output schema: %w", name, err)
+		}
+		t.info.OutputSchema = out
+		t.structured = true
+	}
+	return t, nil
+}
+
+// MustNew is like New but panics on error. It is meant for package-level
+// tools, like regexp.MustCompile.
+func MustNew[In, Out any](name, description string, fn func(context.Context, In) (Out, error), opts ...Option) *Tool[In, Out] {
+	t, err := New(name, description, fn, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Info returns the tool's descriptor.
+func (t *Tool[In, Out]) Info() tools.Info { return t.info }
+
+// Call decodes args into In, runs the function and renders its output.
+func (t *Tool[In, Out]) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	var in In
+	if err := json.Unmarshal(args, &in); err != nil {
+		return tools.Result{}, tools.InvalidArgs("cannot decode arguments: %v", err)
+	}
+	out, err := t.fn(ctx, in)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return t.render(out)
+}
+
+func (t *Tool[In, Out]) render(out Out) (tools.Result, error) {
+	if s, ok := any(out).(string); ok {
+		return tools.Text(s), nil
+	}
+	if r, ok := any(out).(tools.Result); ok {
+		return r, nil
+	}
+	v := reflect.ValueOf(out)
+	if !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
+		return tools.Result{}, nil
+	}
+	text, err := json.Marshal(out)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("encode output: %w", err)
+	}
+	res := tools.Result{Text: string(text)}
+	if t.structured {
+		res.Structured = json.RawMessage(text)
+	}
+	return res, nil
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+func derefType(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// Enumer is implemented by named string types that allow only some values.
+// Their schema gets "enum" with those values.
+type Enumer interface {
+	Enum() []string
+}
+
+var enumerType = reflect.TypeFor[Enumer]()
+
+// Schema returns the JSON Schema generated for t, a struct type, by the rules
+// in the package documentation. With strict, every object forbids unknown
+// properties.
+func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
+	r := &jsonschema.Reflector{
+		Anonymous:                 true,
+		DoNotReference:            true,
+		ExpandedStruct:            true,
+		AllowAdditionalProperties: !strict,
+		Mapper: func(t reflect.Type) *jsonschema.Schema {
+			if t.Kind() == reflect.String && t.Implements(enumerType) {
+				values := reflect.Zero(t).Interface().(Enumer).Enum()
+				s := &jsonschema.Schema{Type: "string"}
+				for _, v := range values {
+					s.Enum = append(s.Enum, v)
+				}
+				return s
+			}
+			return nil
+		},
+	}
+	s := r.ReflectFromType(t)
+	s.Version = ""
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func secretFields(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Tag.Get("secret") != "true" {
+			continue
+		}
+		name := f.Name
+		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" && tag != "-" {
+			name = tag
+		}
+		out = append(out, name)
+	}
+	return out
+}
