@@ -7,7 +7,8 @@
 //
 // # Mapping
 //
-// string → string; every int and uint kind → integer; float kinds → number;
+// string → string; every int kind → integer; every uint kind → integer with
+// minimum 0; float kinds → number;
 // bool → boolean; slices and arrays → array with typed items; maps → object;
 // nested structs → object; time.Time → string with format date-time. A named
 // string type with a method Enum() []string → string with that enum.
@@ -36,7 +37,8 @@
 // When Out is a struct (or a pointer to one) its schema is published as the
 // tool's OutputSchema, and each result carries the value as structured
 // content plus its JSON as text for older clients. Any other Out is rendered
-// as text: a string as is, anything else as JSON.
+// as text: a string as is, a tools.Result as the function made it (no
+// OutputSchema is published for it), anything else as JSON.
 package typed
 
 import (
@@ -107,7 +109,7 @@ func New[In, Out any](name, description string, fn func(context.Context, In) (Ou
 		Annotations: c.annotations,
 		Secret:      secretFields(inType),
 	}
-	if outType := derefType(reflect.TypeFor[Out]()); outType.Kind() == reflect.Struct && outType != timeType {
+	if outType := derefType(reflect.TypeFor[Out]()); outType.Kind() == reflect.Struct && outType != timeType && outType != resultType {
 		out, err := Schema(outType, false)
 		if err != nil {
 			return nil, fmt.Errorf("typed: tool %q: output schema: %w", name, err)
@@ -134,6 +136,9 @@ func (t *Tool[In, Out]) Info() tools.Info { return t.info }
 // Call decodes args into In, runs the function and renders its output.
 func (t *Tool[In, Out]) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	var in In
+	if len(args) == 0 {
+		args = json.RawMessage("{}") // robust to a caller that breaks the contract
+	}
 	if err := json.Unmarshal(args, &in); err != nil {
 		return tools.Result{}, tools.InvalidArgs("cannot decode arguments: %v", err)
 	}
@@ -166,7 +171,10 @@ func (t *Tool[In, Out]) render(out Out) (tools.Result, error) {
 	return res, nil
 }
 
-var timeType = reflect.TypeFor[time.Time]()
+var (
+	timeType   = reflect.TypeFor[time.Time]()
+	resultType = reflect.TypeFor[tools.Result]()
+)
 
 func derefType(t reflect.Type) reflect.Type {
 	for t != nil && t.Kind() == reflect.Pointer {
@@ -193,13 +201,20 @@ func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
 		ExpandedStruct:            true,
 		AllowAdditionalProperties: !strict,
 		Mapper: func(t reflect.Type) *jsonschema.Schema {
-			if t.Kind() == reflect.String && t.Implements(enumerType) {
-				values := reflect.Zero(t).Interface().(Enumer).Enum()
-				s := &jsonschema.Schema{Type: "string"}
-				for _, v := range values {
-					s.Enum = append(s.Enum, v)
+			switch t.Kind() {
+			case reflect.String:
+				if t.Implements(enumerType) {
+					values := reflect.Zero(t).Interface().(Enumer).Enum()
+					s := &jsonschema.Schema{Type: "string"}
+					for _, v := range values {
+						s.Enum = append(s.Enum, v)
+					}
+					return s
 				}
-				return s
+			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+				// A negative number would pass an unbounded schema and then
+				// fail to decode: publish the bound the type already has.
+				return &jsonschema.Schema{Type: "integer", Minimum: "0"}
 			}
 			return nil
 		},

@@ -1,0 +1,196 @@
+// Package schema validates a tool's arguments against its published input
+// schema, the same JSON Schema the model sees, and explains every problem in
+// one message a model can act on.
+//
+// A schema is compiled once, when the tool is registered (Compile); each call
+// is then checked with Validator.Validate, which reports every problem at
+// once:
+//
+//	invalid arguments: missing required fields "a", "b"; field "n": expected integer, got string
+//
+// Format assertions are on, so a "date-time" string (what typed publishes for
+// a time.Time) must really be an RFC 3339 timestamp. Schemas may not refer to
+// external documents: every $ref must resolve inside the schema itself.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// location is the URL the compiled schema is known by; it never leaves the
+// package.
+const location = "mem:///input.json"
+
+// Validator checks arguments against one compiled schema. It is safe for
+// concurrent use.
+type Validator struct {
+	schema *jsonschema.Schema
+	// closed maps the location of every sub-schema that forbids additional
+	// properties to its property names, sorted, for "did you mean" hints.
+	closed map[string][]string
+}
+
+// Compile compiles a tool's input schema once. It fails when raw is not
+// valid JSON or not a valid JSON Schema (draft 2020-12 unless raw names
+// another with "$schema"), or when it refers to an external document.
+func Compile(raw json.RawMessage) (*Validator, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("schema: not valid JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(location, doc); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	s, err := c.Compile(location)
+	if err != nil {
+		return nil, fmt.Errorf("schema: not a valid JSON Schema: %w", err)
+	}
+	v := &Validator{schema: s, closed: make(map[string][]string)}
+	v.index(s, make(map[*jsonschema.Schema]bool))
+	return v, nil
+}
+
+// MustCompile is like Compile but panics on error. It is meant for schemas
+// written in the source, like regexp.MustCompile.
+func MustCompile(raw json.RawMessage) *Validator {
+	v, err := Compile(raw)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// noLoader refuses every external document: a tool's schema must stand on
+// its own, and validation must never touch the file system or the network.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external reference %q: only references inside the schema are supported", url)
+}
+
+// index records, for every sub-schema reachable from s that forbids
+// additional properties, the names of the properties it accepts.
+func (v *Validator) index(s *jsonschema.Schema, seen map[*jsonschema.Schema]bool) {
+	if s == nil || seen[s] {
+		return
+	}
+	seen[s] = true
+	if b, ok := s.AdditionalProperties.(bool); ok && !b {
+		names := make([]string, 0, len(s.Properties))
+		for name := range s.Properties {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		v.closed[s.Location] = names
+	}
+	walk := func(ss ...*jsonschema.Schema) {
+		for _, sub := range ss {
+			v.index(sub, seen)
+		}
+	}
+	walk(s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else, s.PropertyNames,
+		s.UnevaluatedProperties, s.Contains, s.Items2020, s.UnevaluatedItems, s.ContentSchema)
+	if s.DynamicRef != nil {
+		walk(s.DynamicRef.Ref)
+	}
+	walk(s.AllOf...)
+	walk(s.AnyOf...)
+	walk(s.OneOf...)
+	walk(s.PrefixItems...)
+	for _, sub := range s.Properties {
+		walk(sub)
+	}
+	for _, sub := range s.PatternProperties {
+		walk(sub)
+	}
+	for _, sub := range s.DependentSchemas {
+		walk(sub)
+	}
+	for _, dep := range s.Dependencies {
+		if sub, ok := dep.(*jsonschema.Schema); ok {
+			walk(sub)
+		}
+	}
+	for _, x := range []any{s.AdditionalProperties, s.Items, s.AdditionalItems} {
+		switch x := x.(type) {
+		case *jsonschema.Schema:
+			walk(x)
+		case []*jsonschema.Schema:
+			walk(x...)
+		}
+	}
+}
+
+// Validate checks args, a JSON value; nil, empty or null arguments count as
+// the empty object {}. It returns nil when args fit the schema, or a
+// *tools.Error of kind tools.KindInvalidArguments whose message lists every
+// problem; its Err is the *ArgumentError holding them one by one.
+func (v *Validator) Validate(args json.RawMessage) error {
+	ps := v.Problems(args)
+	if len(ps) == 0 {
+		return nil
+	}
+	ae := &ArgumentError{Problems: ps}
+	return &tools.Error{Kind: tools.KindInvalidArguments, Message: ae.Error(), Err: ae}
+}
+
+// Problems returns every way args break the schema, in a stable order:
+// missing required fields first, then the others by field path. It returns
+// nil when args fit.
+func (v *Validator) Problems(args json.RawMessage) []Problem {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = []byte("{}")
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return []Problem{{Keyword: "json", Message: fmt.Sprintf("the arguments are not valid JSON (%v); send a JSON object", err)}}
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return []Problem{{Keyword: "type", Message: fmt.Sprintf("the arguments must be a JSON object, got %s", jsonType(doc))}}
+	}
+	err = v.schema.Validate(doc)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Problem{{Message: err.Error()}}
+	}
+	e := explainer{v: v, doc: doc}
+	e.explain(ve)
+	return e.sorted()
+}
+
+// jsonType names the JSON type of a decoded value.
+func jsonType(x any) string {
+	switch x := x.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number:
+		if _, err := x.Int64(); err == nil {
+			return "integer"
+		}
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", x)
+}
