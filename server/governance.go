@@ -1,0 +1,194 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// DefaultCallTimeout bounds a call when neither Options.CallTimeout nor the
+// tool's own options say otherwise.
+const DefaultCallTimeout = 60 * time.Second
+
+// ToolOptions are per-tool governance settings. The zero value adds no
+// limit and keeps the server-wide timeout.
+type ToolOptions struct {
+	// Timeout overrides Options.CallTimeout for this tool; negative means
+	// none. Zero: the server-wide value.
+	Timeout time.Duration
+	// MaxConcurrency bounds how many calls of this tool run at once, across
+	// sessions; more wait their turn. Zero: no bound.
+	MaxConcurrency int
+	// Rate is the sustained calls per second allowed for this tool, with
+	// bursts of Burst (at least 1); calls over it wait. Zero: no rate limit.
+	Rate  float64
+	Burst int
+}
+
+// budgets counts calls per session (or, with bearer tokens, per token).
+type budgets struct {
+	max  int
+	mu   sync.Mutex
+	used map[string]int
+}
+
+// take spends one call of key's budget, or reports false when it is spent.
+func (b *budgets) take(key string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used == nil {
+		b.used = make(map[string]int)
+	}
+	if b.used[key] >= b.max {
+		return false
+	}
+	b.used[key]++
+	return true
+}
+
+func (b *budgets) forget(key string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.used, key)
+}
+
+// budgetKey is whose budget a call spends: the bearer token's, when tokens
+// are in use (a new session does not reset it), else the session's.
+func budgetKey(ctx context.Context) string {
+	if p := principalFrom(ctx); p != "" {
+		return p
+	}
+	if s, ok := tools.SessionFrom(ctx); ok {
+		return "session:" + s.ID
+	}
+	return "session:"
+}
+
+// budgetMiddleware refuses calls past the per-session budget. It sits after
+// validation (a refused call does not count) and before approval; a call
+// that resumes after a person's answer was counted on its first leg.
+func (s *Server) budgetMiddleware(info tools.Info, next tools.Func) tools.Func {
+	if s.budgets.max <= 0 {
+		return next
+	}
+	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+		if !isResumed(ctx) && !s.budgets.take(budgetKey(ctx)) {
+			return tools.Result{}, &tools.Error{Kind: tools.KindBudgetExhausted,
+				Message: fmt.Sprintf("tool call budget of %d calls exhausted for this session", s.budgets.max)}
+		}
+		return next(ctx, args)
+	}
+}
+
+type resumedKey struct{}
+
+// withResumed marks ctx as the second leg of a call that already asked a
+// person (and was counted).
+func withResumed(ctx context.Context) context.Context {
+	return context.WithValue(ctx, resumedKey{}, true)
+}
+
+func isResumed(ctx context.Context) bool { v, _ := ctx.Value(resumedKey{}).(bool); return v }
+
+// waitSlot takes a place in sem, waiting while ctx lives.
+func waitSlot(ctx context.Context, sem chan struct{}, what string) error {
+	select {
+	case sem <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled while waiting for " + what, Err: ctx.Err()}
+	}
+}
+
+// globalLimitMiddleware bounds the calls running at once across the
+// server. It sits after approval: a person's thinking time holds no place.
+func (s *Server) globalLimitMiddleware(_ tools.Info, next tools.Func) tools.Func {
+	if s.global == nil {
+		return next
+	}
+	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+		if err := waitSlot(ctx, s.global, "a free place (server-wide limit)"); err != nil {
+			return tools.Result{}, err
+		}
+		defer func() { <-s.global }()
+		return next(ctx, args)
+	}
+}
+
+// toolLimitMiddleware applies a tool's own concurrency bound and rate.
+func (s *Server) toolLimitMiddleware(info tools.Info, next tools.Func) tools.Func {
+	o := s.opts.Tools[info.Name]
+	var sem chan struct{}
+	if o.MaxConcurrency > 0 {
+		sem = make(chan struct{}, o.MaxConcurrency)
+	}
+	var lim *rate.Limiter
+	if o.Rate > 0 {
+		lim = rate.NewLimiter(rate.Limit(o.Rate), max(o.Burst, 1))
+	}
+	if sem == nil && lim == nil {
+		return next
+	}
+	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+		if sem != nil {
+			if err := waitSlot(ctx, sem, fmt.Sprintf("a free place (%q runs at most %d at once)", info.Name, o.MaxConcurrency)); err != nil {
+				return tools.Result{}, err
+			}
+			defer func() { <-sem }()
+		}
+		if lim != nil {
+			if err := lim.Wait(ctx); err != nil {
+				return tools.Result{}, &tools.Error{Kind: tools.KindCancelled, Message: fmt.Sprintf("the call was cancelled while waiting for %q's rate limit", info.Name), Err: err}
+			}
+		}
+		return next(ctx, args)
+	}
+}
+
+// timeoutFor is the time a call of info may take, or 0 for no bound.
+func (s *Server) timeoutFor(name string) time.Duration {
+	d := s.opts.CallTimeout
+	if o, ok := s.opts.Tools[name]; ok && o.Timeout != 0 {
+		d = o.Timeout
+	}
+	if d < 0 {
+		return 0
+	}
+	return d
+}
+
+// timeoutMiddleware bounds the call: its context ends at the deadline, and
+// a call that fails after the deadline is reported as timed out. The tool
+// runs on the caller's goroutine (the tools.Tool contract asks every tool to
+// return when its context is done; remote tools kill their process group,
+// HTTP tools abort the request), so no goroutine is added per call.
+func (s *Server) timeoutMiddleware(info tools.Info, next tools.Func) tools.Func {
+	d := s.timeoutFor(info.Name)
+	if d == 0 {
+		return next
+	}
+	name := info.Name
+	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+		ctx, cancel := context.WithTimeoutCause(ctx, d, errTimedOut)
+		defer cancel()
+		res, err := next(ctx, args)
+		if err != nil && errors.Is(context.Cause(ctx), errTimedOut) {
+			return tools.Result{}, &tools.Error{Kind: tools.KindTimeout, Message: fmt.Sprintf("tool %q timed out after %s", name, d), Err: err}
+		}
+		return res, err
+	}
+}
+
+var errTimedOut = errors.New("call timed out")

@@ -1,0 +1,183 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
+)
+
+// recoverMiddleware turns a panic into an internal error. The panic value
+// and stack go to the log at WARN, never to the client.
+func (s *Server) recoverMiddleware(info tools.Info, next tools.Func) tools.Func {
+	name := info.Name
+	return func(ctx context.Context, args json.RawMessage) (res tools.Result, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Warn("tool panicked", "tool", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				res, err = tools.Result{}, &tools.Error{Kind: tools.KindInternal, Message: fmt.Sprintf("internal error in tool %q", name)}
+			}
+		}()
+		return next(ctx, args)
+	}
+}
+
+// logMiddleware logs one line per call: INFO on success, WARN on failure,
+// DEBUG with the full input and output. Secret fields are redacted at every
+// level. Nothing is formatted when the level is off.
+func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
+	name := info.Name
+	secret := info.Secret
+	plain := string(info.InputSchema) == string(tools.PlainSchema)
+	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+		if !s.log.Enabled(ctx, slog.LevelWarn) {
+			return next(ctx, args)
+		}
+		start := time.Now()
+		res, err := next(ctx, args)
+		d := time.Since(start)
+		out := tools.Outcome(res, err)
+		if out.Err == nil && !s.log.Enabled(ctx, slog.LevelInfo) {
+			return res, err
+		}
+		in := renderInput(args, secret, plain)
+		if out.Err != nil {
+			s.log.LogAttrs(ctx, slog.LevelWarn, fmt.Sprintf("%s(%s) -> Error: %s", name, truncate(in, s.opts.LogTruncate), truncate(out.Err.Message, s.opts.LogTruncate)),
+				slog.String("tool", name), slog.String("kind", string(out.Err.Kind)), slog.Duration("duration", d))
+		} else {
+			s.log.LogAttrs(ctx, slog.LevelInfo, fmt.Sprintf("%s(%s) -> %s", name, truncate(in, s.opts.LogTruncate), truncate(out.Text, s.opts.LogTruncate)),
+				slog.String("tool", name), slog.Duration("duration", d))
+		}
+		if s.log.Enabled(ctx, slog.LevelDebug) {
+			text := out.Text
+			if out.Err != nil {
+				text = "Error: " + out.Err.Message
+			}
+			s.log.LogAttrs(ctx, slog.LevelDebug, "call detail", slog.String("tool", name), slog.String("input", in), slog.String("output", text))
+		}
+		return res, err
+	}
+}
+
+// renderInput shows a call's arguments for the log: the input string of a
+// plain tool, the JSON object otherwise, with secret fields redacted.
+func renderInput(args json.RawMessage, secret []string, plain bool) string {
+	if plain {
+		var in struct {
+			Input string `json:"input"`
+		}
+		if json.Unmarshal(args, &in) == nil {
+			return in.Input
+		}
+	}
+	if len(secret) == 0 {
+		return string(args)
+	}
+	return string(Redact(args, secret))
+}
+
+// Redact returns args with the values of the named top-level fields
+// replaced by "[REDACTED]". Arguments that are not an object are returned
+// as they are.
+func Redact(args json.RawMessage, secret []string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return args
+	}
+	changed := false
+	for _, k := range secret {
+		if _, ok := m[k]; ok {
+			m[k] = json.RawMessage(`"[REDACTED]"`)
+			changed = true
+		}
+	}
+	if !changed {
+		return args
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return b
+}
+
+// truncate shortens s to at most n characters, marking the cut.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + fmt.Sprintf("…(%d more)", len(r)-n)
+}
+
+// validateMiddleware checks the arguments against the compiled schema; the
+// tool never sees arguments that break it.
+func validateMiddleware(v *schema.Validator) tools.Middleware {
+	return func(_ tools.Info, next tools.Func) tools.Func {
+		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+			if err := v.Validate(args); err != nil {
+				return tools.Result{}, err
+			}
+			return next(ctx, args)
+		}
+	}
+}
+
+// sessionLimits bounds the calls in flight per session.
+type sessionLimits struct {
+	max int
+	mu  sync.Mutex
+	sem map[string]chan struct{}
+}
+
+func (l *sessionLimits) get(id string) chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sem == nil {
+		l.sem = make(map[string]chan struct{})
+	}
+	c, ok := l.sem[id]
+	if !ok {
+		c = make(chan struct{}, l.max)
+		l.sem[id] = c
+	}
+	return c
+}
+
+func (l *sessionLimits) forget(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.sem, id)
+}
+
+// limitMiddleware makes a session's calls beyond MaxInFlight wait for a
+// free place (or for their context to end).
+func (s *Server) limitMiddleware(_ tools.Info, next tools.Func) tools.Func {
+	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+		id := ""
+		if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {
+			id = cs.SessionID()
+		}
+		sem := s.limits.get(id)
+		select {
+		case sem <- struct{}{}: // the usual case: a free place, no waiting
+		default:
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return tools.Result{}, &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled while waiting for a free slot", Err: ctx.Err()}
+			}
+		}
+		defer func() { <-sem }()
+		return next(ctx, args)
+	}
+}

@@ -1,0 +1,427 @@
+// Package server serves a tools.Registry over MCP, on
+// github.com/mark3labs/mcp-go: stdio, legacy HTTP+SSE and streamable HTTP.
+//
+// It is the only package (with cmd/) that knows the SDK. It knows nothing
+// about any single tool: it publishes each tool's descriptor, validates
+// every call against the published input schema, runs the call through one
+// documented middleware chain, and turns the outcome into an MCP result in
+// exactly one place (render).
+//
+// The chain around every tool, outermost first:
+//
+//	recover → log → session limit → validate → budget → approval →
+//	server-wide limit → tool limit and rate → timeout → Options.Middleware... → tool
+//
+// A panic anywhere inside is recovered; a call refused by validation never
+// reaches the budget or anything after it; a person's approval time holds
+// no concurrency place and is not charged to the call's timeout.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
+)
+
+// Defaults for Options' zero values.
+const (
+	DefaultMaxInFlight     = 64
+	DefaultMaxMessageBytes = 4 << 20
+	DefaultLogTruncate     = 200
+	DefaultShutdownGrace   = 10 * time.Second
+)
+
+// Meta keys added to every error result's _meta.
+const (
+	MetaErrorKind = "mcp-tools/errorKind"
+	MetaErrorCode = "mcp-tools/errorCode"
+)
+
+// Options configure a Server. The zero value works: it names the server
+// "mcp-tools", logs nothing, and uses the defaults above.
+type Options struct {
+	// Name and Version are reported to clients in the initialize reply.
+	// Zero: "mcp-tools" and "dev".
+	Name, Version string
+	// Logger receives the server's logs; nil discards them.
+	Logger *slog.Logger
+	// MaxInFlight bounds how many calls of one session run at once; more
+	// wait their turn. Zero: DefaultMaxInFlight.
+	MaxInFlight int
+	// MaxMessageBytes bounds one incoming message: a stdio line or an HTTP
+	// body. Zero: DefaultMaxMessageBytes (4 MiB).
+	MaxMessageBytes int64
+	// LogTruncate is how many characters of a call's input and output the
+	// INFO and WARN lines show. Zero: DefaultLogTruncate.
+	LogTruncate int
+	// Strict rejects unknown argument fields for every tool and publishes
+	// additionalProperties: false at the top of every input schema.
+	// False: unknown fields are ignored, unless a tool's own schema forbids
+	// them.
+	Strict bool
+	// Middleware is applied innermost, just around the tool, outermost
+	// first (see the package documentation).
+	Middleware []tools.Middleware
+
+	// MaxCallsPerSession is the call budget of a session (of a bearer
+	// token, when tokens are in use). Every call that passes validation
+	// counts; a call that resumes after a person's answer counts once.
+	// Zero: no budget.
+	MaxCallsPerSession int
+	// CallTimeout bounds each call (a person's approval time excluded).
+	// Zero: DefaultCallTimeout; negative: no bound.
+	CallTimeout time.Duration
+	// MaxInFlightTotal bounds the calls running at once across all
+	// sessions; more wait. Zero: no bound.
+	MaxInFlightTotal int
+	// Tools holds per-tool settings, by tool name.
+	Tools map[string]ToolOptions
+
+	// AllowedOrigins lists the browser origins (scheme://host[:port]) that
+	// may call the HTTP transports, besides loopback origins, which are
+	// always allowed. A request with any other Origin header gets 403.
+	AllowedOrigins []string
+	// BearerTokens, when not empty, makes every HTTP request carry one of
+	// them as "Authorization: Bearer <token>" (401 otherwise), and a
+	// streamable HTTP session can be used only with the token that opened
+	// it. Take them from the environment, never from a command-line flag.
+	BearerTokens []string
+	// ShutdownGrace is how long in-flight calls may run after a shutdown
+	// begins before they are cancelled. Zero: DefaultShutdownGrace.
+	ShutdownGrace time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Name == "" {
+		o.Name = "mcp-tools"
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.Logger == nil {
+		o.Logger = discardLogger()
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if o.LogTruncate <= 0 {
+		o.LogTruncate = DefaultLogTruncate
+	}
+	if o.ShutdownGrace <= 0 {
+		o.ShutdownGrace = DefaultShutdownGrace
+	}
+	if o.CallTimeout == 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	return o
+}
+
+// Server serves one registry of tools. Build it with New; it is safe for
+// concurrent use.
+type Server struct {
+	opts  Options
+	log   *slog.Logger
+	mcp   *mcpserver.MCPServer
+	reg   *tools.Registry
+	descs []mcp.Tool
+
+	limits  sessionLimits
+	budgets budgets
+	global  chan struct{} // server-wide in-flight places; nil: no bound
+
+	// calls tracks the calls in flight, so a shutdown can refuse new ones
+	// and wait for the rest.
+	calls callTracker
+	// hardStop is cancelled when the shutdown grace is over. The stdio and
+	// streamable HTTP transports derive every call's context from it; legacy
+	// SSE detaches its calls, so with linkHardStop each call is linked to it.
+	hardStop       context.Context
+	cancelHardStop context.CancelFunc
+	linkHardStop   atomic.Bool
+}
+
+// New builds the server: every descriptor is built, and every input schema
+// compiled, here, once. It fails if a schema does not compile.
+func New(reg *tools.Registry, opts Options) (*Server, error) {
+	opts = opts.withDefaults()
+	s := &Server{opts: opts, log: opts.Logger, reg: reg}
+	s.hardStop, s.cancelHardStop = context.WithCancel(context.Background())
+	s.limits.max = opts.MaxInFlight
+	s.budgets.max = opts.MaxCallsPerSession
+	if opts.MaxInFlightTotal > 0 {
+		s.global = make(chan struct{}, opts.MaxInFlightTotal)
+	}
+	for name := range opts.Tools {
+		if _, ok := reg.Lookup(name); !ok {
+			return nil, fmt.Errorf("server: settings for unknown tool %q", name)
+		}
+	}
+
+	hooks := &mcpserver.Hooks{}
+	hooks.AddOnUnregisterSession(func(_ context.Context, cs mcpserver.ClientSession) {
+		s.limits.forget(cs.SessionID())
+		s.budgets.forget("session:" + cs.SessionID())
+	})
+	s.mcp = mcpserver.NewMCPServer(opts.Name, opts.Version,
+		mcpserver.WithToolCapabilities(false),
+		mcpserver.WithHooks(hooks),
+		// No mcpserver.WithLogger: it adds a second INFO line per request
+		// and per call; logMiddleware writes the one line per call.
+	)
+
+	var serverTools []mcpserver.ServerTool
+	for _, t := range reg.Tools() {
+		info := t.Info()
+		if opts.Strict {
+			strict, err := forbidAdditional(info.InputSchema)
+			if err != nil {
+				return nil, fmt.Errorf("server: tool %q: %w", info.Name, err)
+			}
+			info.InputSchema = strict
+		}
+		v, err := schema.Compile(info.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("server: tool %q: input schema: %w", info.Name, err)
+		}
+		fn := tools.Chain(info, t.Call, append([]tools.Middleware{
+			s.recoverMiddleware,
+			s.logMiddleware,
+			s.limitMiddleware,
+			validateMiddleware(v),
+			s.budgetMiddleware,
+			s.globalLimitMiddleware,
+			s.toolLimitMiddleware,
+			s.timeoutMiddleware,
+		}, opts.Middleware...)...)
+		desc := descriptor(info)
+		s.descs = append(s.descs, desc)
+		if s.log.Enabled(context.Background(), LevelTrace) {
+			b, _ := json.Marshal(desc)
+			s.log.Log(context.Background(), LevelTrace, "tool descriptor", "tool", info.Name, "json", string(b))
+		}
+		serverTools = append(serverTools, mcpserver.ServerTool{Tool: desc, Handler: s.handler(fn)})
+	}
+	s.mcp.AddTools(serverTools...)
+	return s, nil
+}
+
+// MCP returns the underlying mcp-go server, for embedding and tests.
+func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
+
+// Tools returns the tool descriptors exactly as tools/list publishes them.
+func (s *Server) Tools() []mcp.Tool { return append([]mcp.Tool(nil), s.descs...) }
+
+func descriptor(info tools.Info) mcp.Tool {
+	t := mcp.NewToolWithRawSchema(info.Name, info.Description, info.InputSchema)
+	if len(info.OutputSchema) > 0 {
+		t.RawOutputSchema = info.OutputSchema
+	}
+	a := info.Annotations
+	t.Annotations = mcp.ToolAnnotation{
+		Title:           a.Title,
+		ReadOnlyHint:    mcp.ToBoolPtr(a.ReadOnly),
+		DestructiveHint: mcp.ToBoolPtr(a.Destructive),
+		IdempotentHint:  mcp.ToBoolPtr(a.Idempotent),
+		OpenWorldHint:   mcp.ToBoolPtr(a.OpenWorld),
+	}
+	return t
+}
+
+// handler adapts a composed call to an mcp-go tool handler. It never
+// returns a Go error: mcp-go would turn one into a JSON-RPC error that the
+// model never reads.
+func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if !s.calls.start() {
+			return render(tools.Result{Err: &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the call was not run"}}), nil
+		}
+		defer s.calls.done()
+		if s.linkHardStop.Load() {
+			// Legacy SSE runs calls on contexts detached from the
+			// connection, so nothing else would cancel them at shutdown.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(s.hardStop, cancel)()
+		}
+
+		ctx = s.callContext(ctx, req)
+		args := rawArguments(req)
+		res := tools.Outcome(fn(ctx, args))
+		if res.Err != nil && res.Err.Kind == tools.KindExecutionFailed && ctx.Err() != nil {
+			res.Err = &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled", Err: res.Err}
+		}
+		return render(res), nil
+	}
+}
+
+// callContext puts the session and, when the client asked for it, a
+// progress reporter into ctx.
+func (s *Server) callContext(ctx context.Context, req mcp.CallToolRequest) context.Context {
+	sess := tools.Session{Principal: principalFrom(ctx)}
+	if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {
+		sess.ID = cs.SessionID()
+		if ci, ok := cs.(mcpserver.SessionWithClientInfo); ok {
+			sess.ClientName = ci.GetClientInfo().Name
+		}
+	}
+	ctx = tools.WithSession(ctx, sess)
+	if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
+		token := req.Params.Meta.ProgressToken
+		ctx = tools.WithProgress(ctx, s.progressSender(ctx, token))
+	}
+	return ctx
+}
+
+func (s *Server) progressSender(ctx context.Context, token mcp.ProgressToken) tools.ProgressFunc {
+	var mu sync.Mutex
+	return func(progress, total float64, message string) {
+		params := map[string]any{"progressToken": token, "progress": progress}
+		if total > 0 {
+			params["total"] = total
+		}
+		if message != "" {
+			params["message"] = message
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err := s.mcp.SendNotificationToClient(ctx, "notifications/progress", params); err != nil {
+			s.log.Debug("progress notification not sent", "err", err)
+		}
+	}
+}
+
+func rawArguments(req mcp.CallToolRequest) json.RawMessage {
+	if len(req.Params.RawArguments) > 0 {
+		return req.Params.RawArguments
+	}
+	if req.Params.Arguments == nil {
+		return json.RawMessage("{}")
+	}
+	b, err := json.Marshal(req.Params.Arguments)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// render turns a call's outcome into the MCP result. It is the one place
+// where that happens.
+func render(r tools.Result) *mcp.CallToolResult {
+	var annotated mcp.Annotated
+	if r.Audience == tools.ForUser {
+		annotated.Annotations = &mcp.Annotations{Audience: []mcp.Role{mcp.RoleUser}}
+	}
+	if r.Err != nil {
+		meta := map[string]any{MetaErrorKind: string(r.Err.Kind)}
+		if r.Err.Code != 0 {
+			meta[MetaErrorCode] = r.Err.Code
+		}
+		return &mcp.CallToolResult{
+			Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
+			Content: []mcp.Content{mcp.TextContent{Annotated: annotated, Type: "text", Text: "Error: " + r.Err.Message}},
+			IsError: true,
+		}
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.TextContent{Annotated: annotated, Type: "text", Text: r.Text}},
+		StructuredContent: r.Structured,
+	}
+}
+
+// Shutdown stops taking new calls, waits for in-flight calls to finish for
+// at most the grace period (or until ctx is done), then cancels the rest and
+// waits for them to return.
+func (s *Server) Shutdown(ctx context.Context) {
+	done := s.calls.drain()
+	timer := time.NewTimer(s.opts.ShutdownGrace)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	s.log.Warn("shutdown grace period over; cancelling in-flight calls")
+	s.cancelHardStop()
+	select {
+	case <-done:
+	case <-time.After(stragglerWait):
+		s.log.Error("calls still running after cancellation; leaving them behind")
+	}
+}
+
+// stragglerWait is how long Shutdown waits for cancelled calls to return.
+const stragglerWait = 5 * time.Second
+
+// forbidAdditional returns raw with additionalProperties: false at its top
+// level, unless the schema already says something about additional
+// properties.
+func forbidAdditional(raw json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	if _, ok := m["additionalProperties"]; ok {
+		return raw, nil
+	}
+	m["additionalProperties"] = json.RawMessage("false")
+	return json.Marshal(m)
+}
+
+// callTracker counts calls in flight and, once draining, refuses new ones.
+type callTracker struct {
+	mu       sync.Mutex
+	n        int
+	draining bool
+	idle     chan struct{} // made by drain; closed when n reaches 0
+}
+
+// start records a new call, or reports false when draining.
+func (c *callTracker) start() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.draining {
+		return false
+	}
+	c.n++
+	return true
+}
+
+func (c *callTracker) done() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n--
+	if c.n == 0 && c.idle != nil {
+		close(c.idle)
+		c.idle = nil
+	}
+}
+
+// drain refuses new calls from now on and returns a channel closed when
+// none is left in flight.
+func (c *callTracker) drain() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.draining = true
+	ch := make(chan struct{})
+	if c.n == 0 {
+		close(ch)
+	} else {
+		c.idle = ch
+	}
+	return ch
+}
