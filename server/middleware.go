@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -120,17 +121,35 @@ func truncate(s string, n int) string {
 }
 
 // validateMiddleware checks the arguments against the compiled schema; the
-// tool never sees arguments that break it.
+// tool never sees arguments that break it. When the transport has already
+// decoded the arguments (mcp-go does, for every tools/call), that value is
+// validated instead of decoding the bytes again.
 func validateMiddleware(v *schema.Validator) tools.Middleware {
 	return func(_ tools.Info, next tools.Func) tools.Func {
 		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-			if err := v.Validate(args); err != nil {
+			var err error
+			if doc, ok := ctx.Value(decodedArgsKey{}).(decodedArgs); ok && bytes.Equal(doc.raw, args) {
+				err = v.ValidateValue(doc.value)
+			} else {
+				err = v.Validate(args)
+			}
+			if err != nil {
 				return tools.Result{}, err
 			}
 			return next(ctx, args)
 		}
 	}
 }
+
+// decodedArgs are a call's arguments as the transport decoded them, with
+// the bytes they came from, so a middleware that changed the arguments
+// (an approval edit) is never validated against the old value.
+type decodedArgs struct {
+	raw   json.RawMessage
+	value any
+}
+
+type decodedArgsKey struct{}
 
 // sessionLimits bounds the calls in flight per session.
 type sessionLimits struct {

@@ -260,6 +260,9 @@ func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 
 		ctx = s.callContext(ctx, req)
 		args := rawArguments(req)
+		if req.Params.Arguments != nil && len(req.Params.RawArguments) > 0 {
+			ctx = context.WithValue(ctx, decodedArgsKey{}, decodedArgs{raw: args, value: req.Params.Arguments})
+		}
 		res := tools.Outcome(fn(ctx, args))
 		if res.Err != nil && res.Err.Kind == tools.KindExecutionFailed && ctx.Err() != nil {
 			res.Err = &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled", Err: res.Err}

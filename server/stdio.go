@@ -155,8 +155,8 @@ type lineLimiter struct {
 	max        int
 	onOversize func(prefix []byte, size int)
 	onLine     func(line []byte) // sees every line that is passed on
-	line       []byte // the current line, being assembled or handed out
-	pending    []byte // what is left of line to hand out
+	line       []byte            // the current line, being assembled or handed out
+	pending    []byte            // what is left of line to hand out
 	err        error
 }
 

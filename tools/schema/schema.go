@@ -157,10 +157,29 @@ func (v *Validator) Problems(args json.RawMessage) []Problem {
 	if err != nil {
 		return []Problem{{Keyword: "json", Message: fmt.Sprintf("the arguments are not valid JSON (%v); send a JSON object", err)}}
 	}
+	return v.problems(doc)
+}
+
+// ValidateValue is Validate for arguments already decoded by
+// encoding/json (into map[string]any, []any, float64 or json.Number,
+// string, bool, nil), which spares decoding them again. nil counts as {}.
+func (v *Validator) ValidateValue(doc any) error {
+	if doc == nil {
+		doc = map[string]any{}
+	}
+	ps := v.problems(doc)
+	if len(ps) == 0 {
+		return nil
+	}
+	ae := &ArgumentError{Problems: ps}
+	return &tools.Error{Kind: tools.KindInvalidArguments, Message: ae.Error(), Err: ae}
+}
+
+func (v *Validator) problems(doc any) []Problem {
 	if _, ok := doc.(map[string]any); !ok {
 		return []Problem{{Keyword: "type", Message: fmt.Sprintf("the arguments must be a JSON object, got %s", jsonType(doc))}}
 	}
-	err = v.schema.Validate(doc)
+	err := v.schema.Validate(doc)
 	if err == nil {
 		return nil
 	}
@@ -182,6 +201,11 @@ func jsonType(x any) string {
 		return "boolean"
 	case json.Number:
 		if _, err := x.Int64(); err == nil {
+			return "integer"
+		}
+		return "number"
+	case float64:
+		if x == float64(int64(x)) {
 			return "integer"
 		}
 		return "number"

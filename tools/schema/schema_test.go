@@ -134,6 +134,23 @@ func TestValidateMessages(t *testing.T) {
 				t.Errorf("Validate(%s) = %#v, want a tools.Error of kind %s", tt.args, err, tools.KindInvalidArguments)
 			}
 		})
+		// ValidateValue, on what encoding/json decoded (as mcp-go hands
+		// it over), must say exactly the same.
+		t.Run(tt.name+"/decoded", func(t *testing.T) {
+			var doc any
+			if tt.args != "" {
+				if err := json.Unmarshal([]byte(tt.args), &doc); err != nil {
+					t.Skip("not JSON")
+				}
+			}
+			err := tt.v.ValidateValue(doc)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("ValidateValue(%s) = %v, want nil", tt.args, err)
+			case tt.want != "" && (err == nil || err.Error() != tt.want):
+				t.Errorf("ValidateValue(%s) = %v, want %s", tt.args, err, tt.want)
+			}
+		})
 	}
 }
 
