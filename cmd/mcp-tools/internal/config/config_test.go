@@ -1,0 +1,143 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(vars map[string]string) LookupEnv {
+	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+}
+
+func TestLoadExample(t *testing.T) {
+	f, err := Load(filepath.Join("..", "..", "..", "..", "testdata", "tools.yaml"))
+	if err != nil {
+		t.Fatalf("the shipped example does not load: %v", err)
+	}
+	if f.Server.CallTimeout.D() != time.Minute {
+		t.Errorf("call_timeout = %v", f.Server.CallTimeout.D())
+	}
+	if got := len(f.Tools); got != 3 {
+		t.Errorf("tools = %d, want 3", got)
+	}
+	if root := f.Builtins["file_read"].Root; !filepath.IsAbs(root) || !strings.HasSuffix(root, filepath.Join("testdata", "data")) {
+		t.Errorf("file root = %q, want it resolved against the file's folder", root)
+	}
+	if f.Tools[0].Process.Env["MOOD_WORDS"] != "good,great,happy" {
+		t.Errorf("env = %v", f.Tools[0].Process.Env)
+	}
+}
+
+func TestParseReportsEveryProblem(t *testing.T) {
+	src := `server:
+  transport: carrier-pigeon
+  call_timeout: 3 parsecs
+  colour: blue
+builtins:
+  calculator: {}
+  teleporter: {}
+  web_fetch: {root: /tmp}
+tools:
+  - name: bad-name
+    description: A tool with a bad name.
+    process: {command: [echo]}
+  - name: twice
+    description: Neither process nor http.
+  - name: calculator
+    description: Clashes with the built-in.
+    http: {url: "ftp://x", headers: {Authorization: "Bearer ${NOPE_TOKEN}"}}
+  - name: pipe
+    description: Names a missing step.
+    pipeline:
+      steps:
+        - tool: ghost
+          adapter: {jsonpath: "$[", template: "x"}
+approval:
+  require: [nobody]
+  fallback: webhook
+`
+	_, err := Parse("bad.yaml", []byte(src), t.TempDir(), env(nil))
+	var ce *Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("Parse = %v, want a *config.Error", err)
+	}
+	// The schema problems come first; fix them and the rest show up.
+	for _, want := range []string{"server.transport", "server.colour"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %s:\n%v", want, err)
+		}
+	}
+	for _, p := range ce.Problems {
+		if p.Line == 0 {
+			t.Errorf("problem %+v has no line", p)
+		}
+	}
+
+	fixed := strings.Replace(strings.Replace(src, "carrier-pigeon", "http", 1), "  colour: blue\n", "", 1)
+	_, err = Parse("bad.yaml", []byte(fixed), t.TempDir(), env(nil))
+	if !errors.As(err, &ce) {
+		t.Fatalf("Parse = %v, want a *config.Error", err)
+	}
+	wants := []string{
+		`server.call_timeout: "3 parsecs" is not a duration`,
+		`builtins.teleporter: unknown built-in "teleporter"`,
+		`builtins.web_fetch.root: "root" does not apply to web_fetch`,
+		`tools[0].name: tool "bad-name": name may hold only`,
+		`tools[1]: a tool needs exactly one of process, http or pipeline (this one has 0)`,
+		`tools[2].name: tool "calculator" is already declared at builtins.calculator`,
+		`tools[2].http.url: "ftp://x" is not an http or https URL`,
+		`environment variable NOPE_TOKEN is not set`,
+		`tools[3].pipeline.steps[0].tool: unknown tool "ghost"`,
+		`tools[3].pipeline.steps[0].adapter: an adapter is exactly one of jsonpath or template`,
+		`approval.require[0]: unknown tool "nobody"`,
+		`approval: fallback webhook needs a webhook`,
+	}
+	for _, want := range wants {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
+	}
+	if len(ce.Problems) < len(wants) {
+		t.Errorf("%d problems, want at least %d", len(ce.Problems), len(wants))
+	}
+	if !strings.Contains(err.Error(), "bad.yaml:3: server.call_timeout") {
+		t.Errorf("no line numbers in:\n%v", err)
+	}
+}
+
+func TestParseExpandsEnv(t *testing.T) {
+	src := `tools:
+  - name: kb
+    description: KB.
+    http: {url: "https://kb.example.com/s", method: GET, headers: {Authorization: "Bearer ${KB_TOKEN}"}}
+`
+	f, err := Parse("t.yaml", []byte(src), t.TempDir(), env(map[string]string{"KB_TOKEN": "s3cret"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Tools[0].HTTP.Headers["Authorization"]; got != "Bearer s3cret" {
+		t.Errorf("header = %q", got)
+	}
+}
+
+func TestParseJSONAndEmpty(t *testing.T) {
+	if _, err := Parse("t.json", []byte(`{"server": {"transport": "http"}}`), t.TempDir(), env(nil)); err != nil {
+		t.Errorf("JSON file: %v", err)
+	}
+	if _, err := Parse("empty.yaml", []byte(""), t.TempDir(), env(nil)); err != nil {
+		t.Errorf("empty file: %v", err)
+	}
+	if _, err := Parse("broken.yaml", []byte("server: [unclosed"), t.TempDir(), env(nil)); err == nil || !strings.Contains(err.Error(), "not valid YAML") {
+		t.Errorf("broken YAML = %v", err)
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	if _, err := Load(filepath.Join(t.TempDir(), "nope.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Load(missing) = %v", err)
+	}
+}

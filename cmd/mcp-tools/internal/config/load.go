@@ -1,0 +1,398 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"text/template"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/theory/jsonpath"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
+	"github.com/mcp-tools/mcp-tools/typed"
+)
+
+// Problem is one thing wrong with a file.
+type Problem struct {
+	Path    string // key path, like tools[0].process.timeout; "" for the whole file
+	Line    int    // 1-based; 0 when unknown
+	Message string
+}
+
+// Error lists every problem found in a file.
+type Error struct {
+	File     string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d problem", e.File, len(e.Problems))
+	if len(e.Problems) != 1 {
+		b.WriteString("s")
+	}
+	for _, p := range e.Problems {
+		b.WriteString("\n  ")
+		b.WriteString(e.File)
+		if p.Line > 0 {
+			fmt.Fprintf(&b, ":%d", p.Line)
+		}
+		b.WriteString(": ")
+		if p.Path != "" {
+			b.WriteString(p.Path)
+			b.WriteString(": ")
+		}
+		b.WriteString(p.Message)
+	}
+	return b.String()
+}
+
+// Builtin names and the settings each accepts.
+var builtinSettings = map[string][]string{
+	"calculator": {"approval", "timeout"},
+	"datetime":   {"approval", "timeout"},
+	"json_query": {"approval", "timeout"},
+	"echo":       {"approval", "timeout"},
+	"file_read":  {"root", "max_read_bytes", "approval", "timeout"},
+	"file_write": {"root", "approval", "timeout"},
+	"file_list":  {"root", "approval", "timeout"},
+	"web_fetch":  {"allow_private_network", "approval", "timeout"},
+	"web_search": {"backend", "url", "api_key", "approval", "timeout"},
+}
+
+// LookupEnv reads environment variables for ${VAR} references; tests may
+// replace it.
+type LookupEnv func(string) (string, bool)
+
+var fileSchema = sync.OnceValues(func() (*schema.Validator, error) {
+	raw, err := typed.Schema(reflect.TypeFor[File](), true)
+	if err != nil {
+		return nil, err
+	}
+	return schema.Compile(raw)
+})
+
+// Load reads and checks the file at path. ${VAR} references in header
+// values, env values, api_key and webhook headers are expanded from the
+// environment; an unset variable is a problem.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data, dir, os.LookupEnv)
+}
+
+// Parse checks data, the text of the file called name (for messages),
+// whose relative paths are relative to dir.
+func Parse(name string, data []byte, dir string, env LookupEnv) (*File, error) {
+	fail := func(ps []Problem) error { return &Error{File: name, Problems: ps} }
+	astFile, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, fail([]Problem{{Line: yamlErrorLine(err), Message: "not valid YAML: " + firstLine(err.Error())}})
+	}
+	var doc any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fail([]Problem{{Line: yamlErrorLine(err), Message: "not valid YAML: " + firstLine(err.Error())}})
+	}
+	if doc == nil {
+		doc = map[string]any{}
+	}
+	js, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fail([]Problem{{Message: "cannot read the file as data: " + err.Error()}})
+	}
+	v, err := fileSchema()
+	if err != nil {
+		return nil, fmt.Errorf("config: schema: %w", err)
+	}
+	var problems []Problem
+	for _, p := range v.Problems(js) {
+		problems = append(problems, Problem{Path: p.Field, Message: strings.TrimPrefix(p.Message, "field \""+p.Field+"\": ")})
+	}
+	var f File
+	if len(problems) == 0 {
+		if err := json.Unmarshal(js, &f); err != nil {
+			problems = append(problems, Problem{Message: err.Error()})
+		}
+	}
+	if len(problems) == 0 {
+		f.Dir = dir
+		c := checker{f: &f, env: env}
+		c.check()
+		problems = c.problems
+	}
+	if len(problems) > 0 {
+		for i := range problems {
+			problems[i].Line = lineOf(astFile, problems[i].Path)
+		}
+		sort.SliceStable(problems, func(i, j int) bool { return problems[i].Line < problems[j].Line })
+		return nil, fail(problems)
+	}
+	return &f, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+var lineRE = regexp.MustCompile(`\[(\d+):\d+\]`)
+
+func yamlErrorLine(err error) int {
+	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
+		var n int
+		fmt.Sscan(m[1], &n)
+		return n
+	}
+	return 0
+}
+
+// lineOf finds the line of the key path p in the YAML file, or of its
+// nearest ancestor that exists.
+func lineOf(f *ast.File, p string) int {
+	for p != "" {
+		path, err := yaml.PathString("$." + p)
+		if err == nil {
+			if node, err := path.FilterFile(f); err == nil && node != nil {
+				if tok := node.GetToken(); tok != nil {
+					return tok.Position.Line
+				}
+			}
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return 0
+}
+
+// checker holds the checks the schema cannot express.
+type checker struct {
+	f        *File
+	env      LookupEnv
+	problems []Problem
+}
+
+func (c *checker) add(path, format string, args ...any) {
+	c.problems = append(c.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) duration(path string, d Duration) {
+	if _, err := d.Value(); err != nil {
+		c.add(path, "%v", err)
+	}
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// expand replaces ${VAR} references in *s.
+func (c *checker) expand(path string, s *string) {
+	*s = envRef.ReplaceAllStringFunc(*s, func(ref string) string {
+		name := ref[2 : len(ref)-1]
+		v, ok := c.env(name)
+		if !ok {
+			c.add(path, "environment variable %s is not set", name)
+		}
+		return v
+	})
+}
+
+func (c *checker) check() {
+	f := c.f
+	s := f.Server
+	c.duration("server.call_timeout", s.CallTimeout)
+	c.duration("server.shutdown_grace", s.ShutdownGrace)
+
+	names := map[string]string{} // tool name -> where it is declared
+	var root, rootPath string
+	for _, name := range sortedKeys(f.Builtins) {
+		b := f.Builtins[name]
+		path := "builtins." + name
+		allowed, ok := builtinSettings[name]
+		if !ok {
+			c.add(path, "unknown built-in %q: choose from %s", name, strings.Join(sortedKeys(builtinSettings), ", "))
+			continue
+		}
+		names[name] = path
+		for _, key := range setKeys(b) {
+			if !contains(allowed, key) {
+				c.add(path+"."+key, "%q does not apply to %s (it takes %s)", key, name, strings.Join(allowed, ", "))
+			}
+		}
+		c.duration(path+".timeout", b.Timeout)
+		if strings.HasPrefix(name, "file_") {
+			if b.Root == "" {
+				c.add(path, "the file tools need a root folder: add root: ./some/folder")
+			} else {
+				r := b.Root
+				if !filepath.IsAbs(r) {
+					r = filepath.Join(f.Dir, r)
+				}
+				if root != "" && r != root {
+					c.add(path+".root", "all file tools share one root, but %s says %q and %s says %q", rootPath, root, path, r)
+				}
+				if st, err := os.Stat(r); err != nil || !st.IsDir() {
+					c.add(path+".root", "%q is not a folder", r)
+				}
+				root, rootPath = r, path
+				b.Root = r
+			}
+		}
+		if name == "web_search" {
+			if b.Backend == "" {
+				c.add(path, "web_search needs a backend: searxng (with url) or brave (with api_key)")
+			}
+			if b.Backend == "searxng" && b.URL == "" {
+				c.add(path, "the searxng backend needs the url of the instance")
+			}
+			if b.Backend == "brave" && b.APIKey == "" {
+				c.add(path, "the brave backend needs an api_key (write api_key: ${BRAVE_API_KEY})")
+			}
+			c.expand(path+".api_key", &b.APIKey)
+		}
+		f.Builtins[name] = b
+	}
+
+	for i := range f.Tools {
+		t := &f.Tools[i]
+		path := fmt.Sprintf("tools[%d]", i)
+		if err := tools.ValidateName(t.Name); err != nil {
+			c.add(path+".name", "%v", err)
+		} else if prev, dup := names[t.Name]; dup {
+			c.add(path+".name", "tool %q is already declared at %s", t.Name, prev)
+		} else {
+			names[t.Name] = path
+		}
+		c.duration(path+".timeout", t.Timeout)
+		kinds := 0
+		if t.Process != nil {
+			kinds++
+			c.duration(path+".process.timeout", t.Process.Timeout)
+			for k, v := range t.Process.Env {
+				c.expand(path+".process.env."+k, &v)
+				t.Process.Env[k] = v
+			}
+			if t.Process.Dir != "" && !filepath.IsAbs(t.Process.Dir) {
+				t.Process.Dir = filepath.Join(f.Dir, t.Process.Dir)
+			}
+		}
+		if t.HTTP != nil {
+			kinds++
+			c.duration(path+".http.timeout", t.HTTP.Timeout)
+			for k, v := range t.HTTP.Headers {
+				c.expand(path+".http.headers."+k, &v)
+				t.HTTP.Headers[k] = v
+			}
+			if !strings.HasPrefix(t.HTTP.URL, "http://") && !strings.HasPrefix(t.HTTP.URL, "https://") {
+				c.add(path+".http.url", "%q is not an http or https URL", t.HTTP.URL)
+			}
+		}
+		if t.Pipeline != nil {
+			kinds++
+		}
+		if kinds != 1 {
+			c.add(path, "a tool needs exactly one of process, http or pipeline (this one has %d)", kinds)
+		}
+		for _, sc := range []struct {
+			key string
+			raw *json.RawMessage
+		}{{"input_schema", t.InputSchema}, {"output_schema", t.OutputSchema}} {
+			if sc.raw == nil {
+				continue
+			}
+			if _, err := schema.Compile(*sc.raw); err != nil {
+				c.add(path+"."+sc.key, "%v", err)
+			}
+		}
+	}
+	// Pipelines may name any tool declared in the file, in any order.
+	for i, t := range f.Tools {
+		if t.Pipeline == nil {
+			continue
+		}
+		for j, st := range t.Pipeline.Steps {
+			path := fmt.Sprintf("tools[%d].pipeline.steps[%d]", i, j)
+			if st.Tool == t.Name {
+				c.add(path+".tool", "a pipeline cannot call itself")
+			} else if _, ok := names[st.Tool]; !ok {
+				c.add(path+".tool", "unknown tool %q: a step must name a built-in enabled in this file or a tool declared in it", st.Tool)
+			}
+			if a := st.Adapter; a != nil {
+				switch {
+				case (a.JSONPath == "") == (a.Template == ""):
+					c.add(path+".adapter", "an adapter is exactly one of jsonpath or template")
+				case a.JSONPath != "":
+					if _, err := jsonpath.Parse(a.JSONPath); err != nil {
+						c.add(path+".adapter.jsonpath", "%v", err)
+					}
+				default:
+					if _, err := template.New("adapter").Option("missingkey=error").Parse(a.Template); err != nil {
+						c.add(path+".adapter.template", "%v", err)
+					}
+				}
+			}
+		}
+	}
+
+	a := &f.Approval
+	c.duration("approval.timeout", a.Timeout)
+	for i, n := range a.Require {
+		if _, ok := names[n]; !ok {
+			c.add(fmt.Sprintf("approval.require[%d]", i), "unknown tool %q", n)
+		}
+	}
+	if a.Fallback == "webhook" && a.Webhook == nil {
+		c.add("approval", "fallback webhook needs a webhook: {url: ...}")
+	}
+	if a.Webhook != nil {
+		c.duration("approval.webhook.timeout", a.Webhook.Timeout)
+		for k, v := range a.Webhook.Headers {
+			c.expand("approval.webhook.headers."+k, &v)
+			a.Webhook.Headers[k] = v
+		}
+	}
+}
+
+// setKeys lists the settings b gives, by their file names.
+func setKeys(b Builtin) []string {
+	raw, _ := json.Marshal(b)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return sortedKeys(m)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
