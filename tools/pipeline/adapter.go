@@ -1,0 +1,104 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"text/template"
+
+	"github.com/theory/jsonpath"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// JSONPath returns an adapter that selects expr (RFC 9535 JSONPath) from a
+// step's structured output (or its text, when that is JSON). One scalar
+// match becomes the next step's text; one object match its structured
+// input; several matches a JSON array as text. No match is an error.
+func JSONPath(expr string) (Adapter, error) {
+	p, err := jsonpath.Parse(expr)
+	if err != nil {
+		return nil, fmt.Errorf("jsonpath %q: %w", expr, err)
+	}
+	return func(_ context.Context, r tools.Result) (tools.Result, error) {
+		doc, err := structuredValue(r)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		nodes := p.Select(doc)
+		switch len(nodes) {
+		case 0:
+			return tools.Result{}, fmt.Errorf("jsonpath %q matched nothing in the step's output", expr)
+		case 1:
+			switch v := nodes[0].(type) {
+			case string:
+				return tools.Text(v), nil
+			case map[string]any:
+				b, _ := json.Marshal(v)
+				return tools.Result{Text: string(b), Structured: v}, nil
+			case json.Number:
+				return tools.Text(v.String()), nil
+			case float64:
+				return tools.Text(strconv.FormatFloat(v, 'f', -1, 64)), nil
+			default:
+				b, _ := json.Marshal(v)
+				return tools.Text(string(b)), nil
+			}
+		default:
+			b, _ := json.Marshal([]any(nodes))
+			return tools.Text(string(b)), nil
+		}
+	}, nil
+}
+
+// structuredValue is a result's structured output decoded as plain JSON
+// values, or its text parsed as JSON.
+func structuredValue(r tools.Result) (any, error) {
+	var raw []byte
+	if r.Structured != nil {
+		b, err := json.Marshal(r.Structured)
+		if err != nil {
+			return nil, err
+		}
+		raw = b
+	} else {
+		raw = []byte(r.Text)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("the step's output is not structured (nor JSON text): %w", err)
+	}
+	return v, nil
+}
+
+// Template returns an adapter that renders text (a text/template) with
+// {{.Text}}, the step's text, and {{.Structured}}, its structured output as
+// plain JSON values; the rendering is the next step's text.
+func Template(text string) (Adapter, error) {
+	t, err := template.New("adapter").Option("missingkey=error").Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("template: %w", err)
+	}
+	return func(_ context.Context, r tools.Result) (tools.Result, error) {
+		data := struct {
+			Text       string
+			Structured any
+		}{Text: r.Text}
+		if r.Structured != nil {
+			v, err := structuredValue(tools.Result{Structured: r.Structured})
+			if err != nil {
+				return tools.Result{}, err
+			}
+			data.Structured = v
+		}
+		var b bytes.Buffer
+		if err := t.Execute(&b, data); err != nil {
+			return tools.Result{}, fmt.Errorf("template: %w", err)
+		}
+		return tools.Text(b.String()), nil
+	}, nil
+}

@@ -1,0 +1,273 @@
+// Package pipeline builds composite tools: one tool made of ordered steps,
+// each step's output the next step's input, called by the model once with
+// no round trip to the model in between.
+//
+// A pipeline publishes its first step's input schema (and its last step's
+// output schema). Between two steps the result of the first becomes the
+// arguments of the second (see Handoff); an Adapter may reshape it first.
+// When a step declares an output schema and the next step takes typed
+// arguments, their fit is checked when the pipeline is built.
+//
+// Served by the server package, every step runs through that step's own
+// governed call (validation, approval, limits, timeout), with the session
+// and cancellation of the pipeline's call: the server binds them with Bind.
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// OnError is a pipeline's error strategy.
+type OnError int
+
+const (
+	// FailFast returns the failing step's result at once and skips the
+	// rest. It is the default.
+	FailFast OnError = iota
+	// Continue hands the failing step's error message to the next step as
+	// its input and runs to the end; the last step's result is the result.
+	Continue
+)
+
+// ParseOnError parses "fail_fast" (or "") and "continue".
+func ParseOnError(s string) (OnError, error) {
+	switch s {
+	case "", "fail_fast":
+		return FailFast, nil
+	case "continue":
+		return Continue, nil
+	}
+	return 0, fmt.Errorf("unknown on_error %q: use fail_fast or continue", s)
+}
+
+// Adapter turns a successful step's result into what the next step gets
+// (which Handoff then turns into its arguments). It runs only when the step
+// succeeded and a next step exists.
+type Adapter func(ctx context.Context, r tools.Result) (tools.Result, error)
+
+// Step is one step: a tool, and optionally an adapter after it.
+type Step struct {
+	Tool    tools.Tool
+	Adapter Adapter
+}
+
+// Config describes a pipeline. Name, Description and at least one step are
+// required.
+type Config struct {
+	Name        string
+	Description string
+	Annotations tools.Annotations
+	Steps       []Step
+	OnError     OnError
+	// Logger gets each step's input and output at DEBUG. Nil: discarded.
+	Logger *slog.Logger
+}
+
+// Pipeline is a composite tool. It implements tools.Tool.
+type Pipeline struct {
+	info    tools.Info
+	steps   []step
+	onError OnError
+	log     *slog.Logger
+}
+
+type step struct {
+	info    tools.Info
+	call    tools.Func
+	adapter Adapter
+}
+
+var _ tools.Tool = (*Pipeline)(nil)
+
+// New builds the pipeline and checks, where it can, that each step's output
+// fits the next step's input.
+func New(cfg Config) (*Pipeline, error) {
+	if len(cfg.Steps) == 0 {
+		return nil, fmt.Errorf("pipeline %q: no steps", cfg.Name)
+	}
+	p := &Pipeline{onError: cfg.OnError, log: cfg.Logger}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	var errs []error
+	for i, s := range cfg.Steps {
+		if s.Tool == nil {
+			errs = append(errs, fmt.Errorf("pipeline %q: step %d has no tool", cfg.Name, i+1))
+			continue
+		}
+		info := s.Tool.Info()
+		p.steps = append(p.steps, step{info: info, call: s.Tool.Call, adapter: s.Adapter})
+		if i > 0 && cfg.Steps[i-1].Adapter == nil && cfg.Steps[i-1].Tool != nil {
+			if err := Fits(cfg.Steps[i-1].Tool.Info(), info); err != nil {
+				errs = append(errs, fmt.Errorf("pipeline %q: step %d (%s) → step %d (%s): %w", cfg.Name, i, cfg.Steps[i-1].Tool.Info().Name, i+1, info.Name, err))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	first, last := p.steps[0].info, p.steps[len(p.steps)-1].info
+	p.info = tools.Info{
+		Name:         cfg.Name,
+		Description:  cfg.Description,
+		InputSchema:  first.InputSchema,
+		OutputSchema: last.OutputSchema,
+		Annotations:  cfg.Annotations,
+		Secret:       first.Secret,
+	}
+	return p, nil
+}
+
+// Info returns the pipeline's descriptor.
+func (p *Pipeline) Info() tools.Info { return p.info }
+
+// StepNames lists the steps' tool names, in order.
+func (p *Pipeline) StepNames() []string {
+	names := make([]string, len(p.steps))
+	for i, s := range p.steps {
+		names[i] = s.info.Name
+	}
+	return names
+}
+
+// Bind replaces each step's call by lookup(name), the governed call a
+// server built for that tool. It is called once, before serving; a name
+// lookup does not know is an error.
+func (p *Pipeline) Bind(lookup func(name string) (tools.Func, bool)) error {
+	for i := range p.steps {
+		fn, ok := lookup(p.steps[i].info.Name)
+		if !ok {
+			return fmt.Errorf("pipeline %q: step %d: tool %q is not registered", p.info.Name, i+1, p.steps[i].info.Name)
+		}
+		p.steps[i].call = fn
+	}
+	return nil
+}
+
+// Call runs the steps in order.
+func (p *Pipeline) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	var res tools.Result
+	for i, s := range p.steps {
+		if i > 0 {
+			var err error
+			args, err = Handoff(s.info, res)
+			if err != nil {
+				return tools.Result{}, tools.Failed("pipeline %q: step %d (%s) cannot take step %d's output: %v", p.info.Name, i+1, s.info.Name, i, err)
+			}
+		}
+		if err := ctx.Err(); err != nil && i > 0 {
+			return tools.Result{}, &tools.Error{Kind: tools.KindCancelled, Message: fmt.Sprintf("pipeline %q stopped before step %d: %v", p.info.Name, i+1, err), Err: err}
+		}
+		p.log.DebugContext(ctx, "pipeline step", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "input", string(args))
+		out := tools.Outcome(s.call(ctx, args))
+		p.log.DebugContext(ctx, "pipeline step done", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "output", out.Text, "error", errText(out.Err))
+		last := i == len(p.steps)-1
+		if out.Err != nil {
+			if p.onError == FailFast || last || out.Err.Kind == tools.KindCancelled {
+				e := *out.Err
+				e.Message = fmt.Sprintf("step %d (%s) failed: %s", i+1, s.info.Name, out.Err.Message)
+				return tools.Result{}, &e
+			}
+			res = tools.Result{Text: out.Err.Message}
+			continue
+		}
+		res = out
+		if s.adapter != nil && !last {
+			adapted, err := s.adapter(ctx, out)
+			if err != nil {
+				return tools.Result{}, tools.Failed("pipeline %q: the adapter after step %d (%s) failed: %v", p.info.Name, i+1, s.info.Name, err)
+			}
+			res = adapted
+		}
+	}
+	return res, nil
+}
+
+func errText(e *tools.Error) string {
+	if e == nil {
+		return ""
+	}
+	return e.Message
+}
+
+// Handoff turns a result into the arguments of next: for a plain tool,
+// {"input": text} (the structured output as JSON when there is no text);
+// for any other tool, the structured output, or the text when it is a JSON
+// object.
+func Handoff(next tools.Info, r tools.Result) (json.RawMessage, error) {
+	if string(next.InputSchema) == string(tools.PlainSchema) {
+		text := r.Text
+		if text == "" && r.Structured != nil {
+			b, err := json.Marshal(r.Structured)
+			if err != nil {
+				return nil, err
+			}
+			text = string(b)
+		}
+		return json.Marshal(map[string]string{"input": text})
+	}
+	if r.Structured != nil {
+		b, err := json.Marshal(r.Structured)
+		if err != nil {
+			return nil, err
+		}
+		if isObject(b) {
+			return b, nil
+		}
+	}
+	if t := strings.TrimSpace(r.Text); isObject([]byte(t)) {
+		return json.RawMessage(t), nil
+	}
+	return nil, fmt.Errorf("%s takes an object of arguments, and the output is neither structured nor a JSON object (add an adapter)", next.Name)
+}
+
+func isObject(b []byte) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(b, &m) == nil && m != nil
+}
+
+// Fits checks that what from produces can be handed to to without an
+// adapter: always for a plain to; for a typed to, when from declares an
+// output schema, every property to requires must be in it with the same
+// type. When from declares no output schema nothing can be checked before
+// the first call.
+func Fits(from, to tools.Info) error {
+	if string(to.InputSchema) == string(tools.PlainSchema) || len(from.OutputSchema) == 0 {
+		return nil
+	}
+	var out, in struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(from.OutputSchema, &out); err != nil {
+		return fmt.Errorf("output schema: %w", err)
+	}
+	if err := json.Unmarshal(to.InputSchema, &in); err != nil {
+		return fmt.Errorf("input schema: %w", err)
+	}
+	var problems []string
+	for _, req := range in.Required {
+		op, ok := out.Properties[req]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("%s requires %q, which %s's output does not have", to.Name, req, from.Name))
+			continue
+		}
+		want := in.Properties[req].Type
+		if want != nil && op.Type != nil && fmt.Sprint(want) != fmt.Sprint(op.Type) && !(want == "number" && op.Type == "integer") {
+			problems = append(problems, fmt.Sprintf("%s's %q is %v, but %s's output gives %v", to.Name, req, want, from.Name, op.Type))
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; ") + " (add an adapter)")
+	}
+	return nil
+}

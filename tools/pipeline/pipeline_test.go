@@ -1,0 +1,170 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/pipeline"
+	"github.com/mcp-tools/mcp-tools/typed"
+)
+
+type priceIn struct {
+	Ticker string `json:"ticker"`
+}
+type priceOut struct {
+	Price float64 `json:"price"`
+}
+
+var price = typed.MustNew("get_price", "Price of a ticker.", func(_ context.Context, in priceIn) (priceOut, error) {
+	if in.Ticker != "AAPL" {
+		return priceOut{}, tools.Failed("unknown ticker %q", in.Ticker)
+	}
+	return priceOut{Price: 178.15}, nil
+})
+
+// double is a plain tool: it doubles the number it gets, and records it.
+func double(seen *[]string) tools.Tool {
+	return tools.NewPlain(tools.Info{Name: "double", Description: "Double a number."}, func(_ context.Context, in string) (tools.Result, error) {
+		*seen = append(*seen, in)
+		f, err := strconv.ParseFloat(strings.TrimSpace(in), 64)
+		if err != nil {
+			return tools.Result{}, tools.InvalidArgs("not a number: %q", in)
+		}
+		return tools.Text(strconv.FormatFloat(2*f, 'f', -1, 64)), nil
+	})
+}
+
+func call(t *testing.T, p tools.Tool, args string) tools.Result {
+	t.Helper()
+	return tools.Outcome(p.Call(context.Background(), []byte(args)))
+}
+
+func TestPipeline(t *testing.T) {
+	jp, err := pipeline.JSONPath("$.price")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := pipeline.Template("{{.Structured.price}}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		steps   func(seen *[]string) []pipeline.Step
+		onError pipeline.OnError
+		args    string
+		want    string // text, or "Error: ..." prefix
+		seen    []string
+	}{
+		{"jsonpath adapter", func(seen *[]string) []pipeline.Step {
+			return []pipeline.Step{{Tool: price, Adapter: jp}, {Tool: double(seen)}}
+		}, pipeline.FailFast, `{"ticker":"AAPL"}`, "356.3", []string{"178.15"}},
+		{"template adapter", func(seen *[]string) []pipeline.Step {
+			return []pipeline.Step{{Tool: price, Adapter: tmpl}, {Tool: double(seen)}}
+		}, pipeline.FailFast, `{"ticker":"AAPL"}`, "356.3", []string{"178.15"}},
+		{"fail fast skips the rest", func(seen *[]string) []pipeline.Step {
+			return []pipeline.Step{{Tool: price, Adapter: jp}, {Tool: double(seen)}}
+		}, pipeline.FailFast, `{"ticker":"ZZZZ"}`, `Error: step 1 (get_price) failed: unknown ticker "ZZZZ"`, nil},
+		{"continue hands the error on", func(seen *[]string) []pipeline.Step {
+			return []pipeline.Step{{Tool: price, Adapter: jp}, {Tool: double(seen)}}
+		}, pipeline.Continue, `{"ticker":"ZZZZ"}`, `Error: step 2 (double) failed: not a number`, []string{`unknown ticker "ZZZZ"`}},
+		{"plain to plain", func(seen *[]string) []pipeline.Step {
+			return []pipeline.Step{{Tool: double(seen)}, {Tool: double(seen)}}
+		}, pipeline.FailFast, `{"input":"1.5"}`, "6", []string{"1.5", "3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var seen []string
+			p, err := pipeline.New(pipeline.Config{Name: "p", Description: "d", Steps: tt.steps(&seen), OnError: tt.onError})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := call(t, p, tt.args)
+			got := r.Text
+			if r.Err != nil {
+				got = "Error: " + r.Err.Message
+			}
+			if !strings.HasPrefix(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+			if strings.Join(seen, "|") != strings.Join(tt.seen, "|") {
+				t.Errorf("double saw %q, want %q", seen, tt.seen)
+			}
+		})
+	}
+}
+
+func TestPipelinePublishesFirstStepsSchema(t *testing.T) {
+	var seen []string
+	jp, _ := pipeline.JSONPath("$.price")
+	p, err := pipeline.New(pipeline.Config{Name: "p", Description: "d", Steps: []pipeline.Step{{Tool: price, Adapter: jp}, {Tool: double(&seen)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(p.Info().InputSchema) != string(price.Info().InputSchema) {
+		t.Errorf("input schema = %s, want the first step's", p.Info().InputSchema)
+	}
+	if got := p.StepNames(); strings.Join(got, ",") != "get_price,double" {
+		t.Errorf("StepNames = %v", got)
+	}
+}
+
+type needsTicker struct {
+	Ticker string `json:"ticker"`
+	Qty    int    `json:"qty"`
+}
+
+func TestFitCheckedWhenBuilt(t *testing.T) {
+	buy := typed.MustNew("buy", "Buy.", func(_ context.Context, in needsTicker) (string, error) { return "ok", nil })
+	_, err := pipeline.New(pipeline.Config{Name: "p", Description: "d", Steps: []pipeline.Step{{Tool: price}, {Tool: buy}}})
+	if err == nil || !strings.Contains(err.Error(), `buy requires "ticker"`) {
+		t.Errorf("New = %v, want a fit error naming the missing field", err)
+	}
+	// An adapter in between takes responsibility for the fit.
+	tmpl, _ := pipeline.Template(`{"ticker":"AAPL","qty":1}`)
+	if _, err := pipeline.New(pipeline.Config{Name: "p", Description: "d", Steps: []pipeline.Step{{Tool: price, Adapter: tmpl}, {Tool: buy}}}); err != nil {
+		t.Errorf("with an adapter: %v", err)
+	}
+}
+
+func TestPipelineStopsWhenCancelled(t *testing.T) {
+	ran := 0
+	slow := tools.NewPlain(tools.Info{Name: "slow", Description: "d"}, func(ctx context.Context, in string) (tools.Result, error) {
+		ran++
+		<-ctx.Done()
+		return tools.Result{}, &tools.Error{Kind: tools.KindCancelled, Message: "cancelled", Err: ctx.Err()}
+	})
+	p, _ := pipeline.New(pipeline.Config{Name: "p", Description: "d", OnError: pipeline.Continue, Steps: []pipeline.Step{{Tool: slow}, {Tool: slow}}})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := p.Call(ctx, []byte(`{"input":"x"}`))
+	if !errors.Is(err, &tools.Error{Kind: tools.KindCancelled}) || ran != 1 {
+		t.Errorf("err = %v after %d steps, want cancelled after the first", err, ran)
+	}
+}
+
+func TestBind(t *testing.T) {
+	var seen []string
+	p, _ := pipeline.New(pipeline.Config{Name: "p", Description: "d", Steps: []pipeline.Step{{Tool: double(&seen)}}})
+	calls := 0
+	err := p.Bind(func(name string) (tools.Func, bool) {
+		if name != "double" {
+			return nil, false
+		}
+		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) { calls++; return tools.Text("governed"), nil }, true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := call(t, p, `{"input":"1"}`); r.Text != "governed" || calls != 1 || len(seen) != 0 {
+		t.Errorf("after Bind the step ran %q (calls %d, direct %d), want the bound call", r.Text, calls, len(seen))
+	}
+	if err := p.Bind(func(string) (tools.Func, bool) { return nil, false }); err == nil {
+		t.Error("Bind with an unknown step succeeded")
+	}
+}
