@@ -1,0 +1,342 @@
+// Package calc is the calculator built-in: arithmetic on
+// github.com/Knetic/govaluate, restricted to numbers, operators, parentheses,
+// comparisons and an allow-list of math functions.
+//
+// The expression's length and nesting depth are checked BEFORE it is parsed:
+// govaluate parses by recursion, and a deep enough input would overflow the
+// goroutine stack, which no recover() catches and which kills the process.
+package calc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/Knetic/govaluate"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// Defaults for Config's zero values.
+const (
+	DefaultMaxLength = 1024
+	DefaultMaxDepth  = 64
+)
+
+// Config configures the calculator. The zero value uses the defaults.
+type Config struct {
+	// MaxLength is the longest expression accepted, in bytes. Zero:
+	// DefaultMaxLength.
+	MaxLength int
+	// MaxDepth is the deepest parenthesis nesting accepted. Zero:
+	// DefaultMaxDepth.
+	MaxDepth int
+}
+
+// Name is the tool's name.
+const Name = "calculator"
+
+const description = `Evaluate an arithmetic expression and return the number (or true/false for a comparison).
+Accepts numbers (3, 2.5, -4), + - * / % (remainder) ** (power), parentheses, comparisons (== != < <= > >=),
+the constants pi and e, and these functions: FUNCTIONS.
+Examples: "(178.15 - 150) * 100" → 2815; "sqrt(2) * 2" → 2.82842712475; "max(3, 7, 5)" → 7; "2 ** 10 > 1000" → true.
+No variables, strings or other operators. Division by zero and results that are not finite numbers are errors.`
+
+var outputSchema = []byte(`{"type":"object","properties":{"result":{"type":["number","boolean"],"description":"The value of the expression"}},"required":["result"]}`)
+
+// New returns the calculator tool.
+func New(cfg Config) tools.Tool {
+	if cfg.MaxLength <= 0 {
+		cfg.MaxLength = DefaultMaxLength
+	}
+	if cfg.MaxDepth <= 0 {
+		cfg.MaxDepth = DefaultMaxDepth
+	}
+	c := &calculator{cfg: cfg}
+	info := tools.Info{
+		Name:         Name,
+		Description:  strings.Replace(description, "FUNCTIONS", strings.Join(functionNames(), ", "), 1),
+		OutputSchema: outputSchema,
+		Annotations:  tools.Annotations{Title: "Calculator", ReadOnly: true, Idempotent: true},
+	}
+	return tools.NewPlain(info, c.call)
+}
+
+type calculator struct{ cfg Config }
+
+func (c *calculator) call(_ context.Context, input string) (tools.Result, error) {
+	v, err := Eval(input, c.cfg)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if b, ok := v.(bool); ok {
+		return tools.Result{Text: strconv.FormatBool(b), Structured: map[string]any{"result": b}}, nil
+	}
+	text := Format(v.(float64))
+	f, _ := strconv.ParseFloat(text, 64)
+	return tools.Result{Text: text, Structured: map[string]any{"result": f}}, nil
+}
+
+var constants = map[string]any{"pi": math.Pi, "e": math.E}
+
+// Eval evaluates expr under cfg's limits and returns a float64 or a bool.
+// Every error is a *tools.Error of kind invalid_arguments with a message
+// that says what is wrong and, where it can, where.
+func Eval(expr string, cfg Config) (any, error) {
+	if cfg.MaxLength <= 0 {
+		cfg.MaxLength = DefaultMaxLength
+	}
+	if cfg.MaxDepth <= 0 {
+		cfg.MaxDepth = DefaultMaxDepth
+	}
+	if strings.TrimSpace(expr) == "" {
+		return nil, tools.InvalidArgs("the expression is empty; send something like \"2 * (3 + 4)\"")
+	}
+	if len(expr) > cfg.MaxLength {
+		return nil, tools.InvalidArgs("the expression is %d characters long; the limit is %d", len(expr), cfg.MaxLength)
+	}
+	depth, maxDepth := 0, 0
+	for i, r := range expr {
+		if !allowedChar(r) {
+			return nil, tools.InvalidArgs("character %q at position %d is not allowed: use digits, + - * / %% ** ( ) , comparisons (== != < <= > >=), pi, e and function names", r, i+1)
+		}
+		switch r {
+		case '(':
+			depth++
+			maxDepth = max(maxDepth, depth)
+		case ')':
+			depth--
+			if depth < 0 {
+				return nil, tools.InvalidArgs("unbalanced parentheses: a ')' at position %d closes nothing", i+1)
+			}
+		}
+	}
+	if maxDepth > cfg.MaxDepth {
+		return nil, tools.InvalidArgs("parentheses are nested %d deep; the limit is %d", maxDepth, cfg.MaxDepth)
+	}
+	if depth != 0 {
+		return nil, tools.InvalidArgs("unbalanced parentheses: %d '(' not closed", depth)
+	}
+	return evaluate(expr)
+}
+
+// evaluate parses and runs an expression that passed the checks above. A
+// panic inside govaluate (its lexer has some) becomes an error.
+func evaluate(expr string) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, err = nil, tools.InvalidArgs("cannot parse the expression")
+		}
+	}()
+	e, err := govaluate.NewEvaluableExpressionWithFunctions(expr, functions)
+	if err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, "Undefined function") {
+			msg += "; the functions are " + strings.Join(functionNames(), ", ")
+		}
+		return nil, tools.InvalidArgs("cannot parse the expression: %s", msg)
+	}
+	if err := checkTokens(e.Tokens()); err != nil {
+		return nil, err
+	}
+	v, err := e.Evaluate(constants)
+	if err != nil {
+		return nil, tools.InvalidArgs("cannot evaluate the expression: %s", err)
+	}
+	switch v := v.(type) {
+	case bool:
+		return v, nil
+	case float64:
+		switch {
+		case math.IsNaN(v):
+			return nil, tools.InvalidArgs("the result is not a number (NaN): check for a remainder by zero (x %% 0) or 0/0")
+		case math.IsInf(v, 0):
+			return nil, tools.InvalidArgs("the result is not finite: a division by zero, or a result too large for a 64-bit float (overflow)")
+		}
+		return v, nil
+	}
+	return nil, tools.InvalidArgs("the expression gives %T, not a number", v)
+}
+
+// allowedChar reports whether r may appear in an expression at all: what
+// numbers, the allowed operators and function names are made of.
+func allowedChar(r rune) bool {
+	switch {
+	case r >= '0' && r <= '9', r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+		return true
+	case strings.ContainsRune(" \t\n\r.+-*/%(),<>=!_", r):
+		return true
+	}
+	return false
+}
+
+// checkTokens refuses everything that is not a number, an allowed operator,
+// a parenthesis, a comma, an allowed function or a constant.
+func checkTokens(tokens []govaluate.ExpressionToken) error {
+	for _, t := range tokens {
+		switch t.Kind {
+		case govaluate.NUMERIC, govaluate.CLAUSE, govaluate.CLAUSE_CLOSE, govaluate.SEPARATOR, govaluate.FUNCTION:
+			// FUNCTION tokens exist only for names in the functions map.
+		case govaluate.VARIABLE:
+			if _, ok := constants[fmt.Sprint(t.Value)]; !ok {
+				return tools.InvalidArgs("unknown name %q: variables are not supported; the constants are pi and e, the functions %s", fmt.Sprint(t.Value), strings.Join(functionNames(), ", "))
+			}
+		case govaluate.MODIFIER:
+			if !oneOf(t.Value, "+", "-", "*", "/", "%", "**") {
+				return tools.InvalidArgs("operator %q is not supported; use + - * / %% **", fmt.Sprint(t.Value))
+			}
+		case govaluate.COMPARATOR:
+			if !oneOf(t.Value, "==", "!=", ">", ">=", "<", "<=") {
+				return tools.InvalidArgs("operator %q is not supported; the comparisons are == != < <= > >=", fmt.Sprint(t.Value))
+			}
+		case govaluate.PREFIX:
+			if !oneOf(t.Value, "-") {
+				return tools.InvalidArgs("prefix operator %q is not supported; only - (negation) is", fmt.Sprint(t.Value))
+			}
+		case govaluate.STRING, govaluate.TIME, govaluate.PATTERN:
+			return tools.InvalidArgs("strings are not supported: the calculator takes numbers only (found %q)", fmt.Sprint(t.Value))
+		case govaluate.BOOLEAN:
+			return tools.InvalidArgs("true and false are not accepted as input; compare numbers instead")
+		default:
+			return tools.InvalidArgs("%s %q is not supported: use numbers, + - * / %% **, parentheses, comparisons and the listed functions", strings.ToLower(t.Kind.String()), fmt.Sprint(t.Value))
+		}
+	}
+	return nil
+}
+
+func oneOf(v any, options ...string) bool {
+	s := fmt.Sprint(v)
+	for _, o := range options {
+		if s == o {
+			return true
+		}
+	}
+	return false
+}
+
+// Format renders a result: 12 significant digits, which hides the noise of
+// binary floating point (178.15 - 150 gives 28.150000000000006), and no
+// exponent for everyday magnitudes.
+func Format(v float64) string {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+	if r == 0 {
+		return "0"
+	}
+	if a := math.Abs(r); a >= 1e21 || a < 1e-9 {
+		return strconv.FormatFloat(r, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+var errArgs = errors.New("wrong arguments")
+
+func unary(name string, f func(float64) (float64, error)) govaluate.ExpressionFunction {
+	return func(args ...any) (any, error) {
+		if len(args) != 1 {
+			return nil, fmt.Errorf("%s takes 1 argument, got %d: %w", name, len(args), errArgs)
+		}
+		x, ok := args[0].(float64)
+		if !ok {
+			return nil, fmt.Errorf("%s takes a number: %w", name, errArgs)
+		}
+		return f(x)
+	}
+}
+
+func plain(f func(float64) float64) func(float64) (float64, error) {
+	return func(x float64) (float64, error) { return f(x), nil }
+}
+
+func domain(name string, ok func(float64) bool, what string, f func(float64) float64) func(float64) (float64, error) {
+	return func(x float64) (float64, error) {
+		if !ok(x) {
+			return 0, fmt.Errorf("%s needs %s, got %s", name, what, Format(x))
+		}
+		return f(x), nil
+	}
+}
+
+func variadic(name string, f func([]float64) float64) govaluate.ExpressionFunction {
+	return func(args ...any) (any, error) {
+		if len(args) == 0 {
+			return nil, fmt.Errorf("%s takes at least 1 argument: %w", name, errArgs)
+		}
+		xs := make([]float64, len(args))
+		for i, a := range args {
+			x, ok := a.(float64)
+			if !ok {
+				return nil, fmt.Errorf("%s takes numbers: %w", name, errArgs)
+			}
+			xs[i] = x
+		}
+		return f(xs), nil
+	}
+}
+
+func binary(name string, f func(a, b float64) float64) govaluate.ExpressionFunction {
+	return func(args ...any) (any, error) {
+		if len(args) != 2 {
+			return nil, fmt.Errorf("%s takes 2 arguments, got %d: %w", name, len(args), errArgs)
+		}
+		a, ok1 := args[0].(float64)
+		b, ok2 := args[1].(float64)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("%s takes numbers: %w", name, errArgs)
+		}
+		return f(a, b), nil
+	}
+}
+
+func positive(x float64) bool    { return x > 0 }
+func nonNegative(x float64) bool { return x >= 0 }
+func unit(x float64) bool        { return x >= -1 && x <= 1 }
+
+// functions is the allow-list.
+var functions = map[string]govaluate.ExpressionFunction{
+	"sqrt":  unary("sqrt", domain("sqrt", nonNegative, "a number ≥ 0", math.Sqrt)),
+	"abs":   unary("abs", plain(math.Abs)),
+	"round": unary("round", plain(math.Round)),
+	"floor": unary("floor", plain(math.Floor)),
+	"ceil":  unary("ceil", plain(math.Ceil)),
+	"trunc": unary("trunc", plain(math.Trunc)),
+	"log":   unary("log", domain("log", positive, "a number > 0", math.Log)),
+	"ln":    unary("ln", domain("ln", positive, "a number > 0", math.Log)),
+	"log10": unary("log10", domain("log10", positive, "a number > 0", math.Log10)),
+	"log2":  unary("log2", domain("log2", positive, "a number > 0", math.Log2)),
+	"exp":   unary("exp", plain(math.Exp)),
+	"sin":   unary("sin", plain(math.Sin)),
+	"cos":   unary("cos", plain(math.Cos)),
+	"tan":   unary("tan", plain(math.Tan)),
+	"asin":  unary("asin", domain("asin", unit, "a number between -1 and 1", math.Asin)),
+	"acos":  unary("acos", domain("acos", unit, "a number between -1 and 1", math.Acos)),
+	"atan":  unary("atan", plain(math.Atan)),
+	"pow":   binary("pow", math.Pow),
+	"hypot": binary("hypot", math.Hypot),
+	"min": variadic("min", func(xs []float64) float64 {
+		m := xs[0]
+		for _, x := range xs[1:] {
+			m = math.Min(m, x)
+		}
+		return m
+	}),
+	"max": variadic("max", func(xs []float64) float64 {
+		m := xs[0]
+		for _, x := range xs[1:] {
+			m = math.Max(m, x)
+		}
+		return m
+	}),
+}
+
+func functionNames() []string {
+	names := make([]string, 0, len(functions))
+	for n := range functions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

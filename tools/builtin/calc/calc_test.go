@@ -1,0 +1,147 @@
+package calc_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/builtin/calc"
+	"github.com/mcp-tools/mcp-tools/tools/toolstest"
+)
+
+func run(t *testing.T, expr string) tools.Result {
+	t.Helper()
+	args, _ := json.Marshal(map[string]string{"input": expr})
+	return tools.Outcome(calc.New(calc.Config{}).Call(context.Background(), args))
+}
+
+func TestCalculator(t *testing.T) {
+	tests := []struct {
+		name, expr, want string
+	}{
+		{"the stock example", "(178.15 - 150) * 100", "2815"},
+		{"precedence", "2 + 3 * 4", "14"},
+		{"power", "2 ** 10", "1024"},
+		{"remainder", "17 % 5", "2"},
+		{"negation", "-3 + 4", "1"},
+		{"float noise hidden", "0.1 + 0.2", "0.3"},
+		{"functions", "sqrt(16) + abs(-2) + max(1, 9, 3) + min(4, 2) + round(2.4) + floor(2.9) + ceil(2.1) + pow(2, 3)", "32"},
+		{"logs", "log10(1000) + log2(8) + log(exp(1))", "7"},
+		{"constants", "round(pi * 100) / 100", "3.14"},
+		{"comparison true", "2 ** 10 > 1000", "true"},
+		{"comparison false", "1 == 2", "false"},
+		{"large", "10 ** 15", "1000000000000000"},
+		{"tiny", "1 / 10 ** 12", "1e-12"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, tt.expr)
+			if r.Err != nil {
+				t.Fatalf("%s: %v", tt.expr, r.Err)
+			}
+			if r.Text != tt.want {
+				t.Errorf("%s = %q, want %q", tt.expr, r.Text, tt.want)
+			}
+			if _, ok := r.Structured.(map[string]any)["result"]; !ok {
+				t.Errorf("%s: structured = %v, want {result: ...}", tt.expr, r.Structured)
+			}
+		})
+	}
+}
+
+func TestCalculatorStructured(t *testing.T) {
+	r := run(t, "(178.15 - 150) * 100")
+	if got := r.Structured.(map[string]any)["result"]; got != 2815.0 {
+		t.Errorf("structured result = %v, want 2815", got)
+	}
+}
+
+func TestCalculatorRefusals(t *testing.T) {
+	tests := []struct {
+		name, expr, want string
+	}{
+		{"empty", "  ", "empty"},
+		{"division by zero", "1 / 0", "division by zero"},
+		{"remainder by zero", "5 % 0", "remainder by zero"},
+		{"overflow", "10 ** 400", "overflow"},
+		{"nan", "0 / 0", "not a number"},
+		{"domain", "sqrt(-1)", "sqrt needs a number ≥ 0"},
+		{"variable", "x + 1", `unknown name "x"`},
+		{"unknown function", "foo(1)", "the functions are abs"},
+		{"string", "'a' + 1", `character '\'' at position 1 is not allowed`},
+		{"bitwise", "2 & 3", `character '&' at position 3`},
+		{"shift", "2 >> 3", `operator ">>" is not supported`},
+		{"ternary", "1 ? 2 : 3", `character '?'`},
+		{"backslash", `\`, "not allowed"},
+		{"not", "!(1 == 1)", `prefix operator "!"`},
+		{"boolean literal", "true", "true and false"},
+		{"parse error", "1 +", "cannot parse"},
+		{"unbalanced close", "1)", "position 2"},
+		{"unbalanced open", "(1", "not closed"},
+		{"too long", strings.Repeat("1+", 600) + "1", "the limit is 1024"},
+		{"too deep", strings.Repeat("(", 65) + "1" + strings.Repeat(")", 65), "nested 65 deep"},
+		{"absurdly deep", strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000), "characters long"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, tt.expr)
+			if r.Err == nil {
+				t.Fatalf("%.40s = %q, want an error", tt.expr, r.Text)
+			}
+			if r.Err.Kind != tools.KindInvalidArguments || !strings.Contains(r.Err.Message, tt.want) {
+				t.Errorf("%.40s: %s %q, want invalid_arguments containing %q", tt.expr, r.Err.Kind, r.Err.Message, tt.want)
+			}
+		})
+	}
+}
+
+func TestDepthCheckedBeforeParsing(t *testing.T) {
+	// Within the length cap but past the depth cap: refused by the scan,
+	// never handed to the recursive parser.
+	_, err := calc.Eval(strings.Repeat("(", 500)+"1"+strings.Repeat(")", 500), calc.Config{MaxLength: 2000})
+	var te *tools.Error
+	if !errors.As(err, &te) || !strings.Contains(te.Message, "nested 500 deep; the limit is 64") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestConformance(t *testing.T) {
+	toolstest.Check(t, calc.New(calc.Config{}))
+}
+
+func ExampleEval() {
+	v, _ := calc.Eval("(178.15 - 150) * 100", calc.Config{})
+	fmt.Println(calc.Format(v.(float64)))
+	_, err := calc.Eval("1 / 0", calc.Config{})
+	fmt.Println(err)
+	// Output:
+	// 2815
+	// the result is not finite: a division by zero, or a result too large for a 64-bit float (overflow)
+}
+
+func FuzzCalculator(f *testing.F) {
+	for _, s := range []string{"1+1", "(178.15 - 150) * 100", "sqrt(2)", "1/0", "max(1,2,3)", "((((1))))", "2 ** 10 > 5", "-(-(-1))", "'x'", "pi*e"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		v, err := calc.Eval(expr, calc.Config{})
+		if err != nil {
+			var te *tools.Error
+			if !errors.As(err, &te) || te.Kind != tools.KindInvalidArguments {
+				t.Fatalf("Eval(%q) error %v is not an invalid-arguments error", expr, err)
+			}
+			return
+		}
+		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			t.Fatalf("Eval(%q) = %v, a non-finite result", expr, f)
+		}
+		if s := fmt.Sprint(v); strings.Contains(s, "Inf") || strings.Contains(s, "NaN") {
+			t.Fatalf("Eval(%q) = %s", expr, s)
+		}
+	})
+}
