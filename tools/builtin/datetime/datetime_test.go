@@ -1,0 +1,107 @@
+package datetime_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/builtin/datetime"
+	"github.com/mcp-tools/mcp-tools/tools/toolstest"
+)
+
+// clock is a fixed instant: Saturday 2024-06-15 23:30 UTC, which is
+// already Sunday in Tokyo.
+var clock = time.Date(2024, 6, 15, 23, 30, 0, 0, time.UTC)
+
+func TestCommands(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"now", "2024-06-15T23:30:00Z (Saturday, UTC)"},
+		{"NOW in America/New_York", "2024-06-15T19:30:00-04:00 (Saturday, America/New_York EDT)"},
+		{"today", "2024-06-15 (Saturday)"},
+		{"today in Asia/Tokyo", "2024-06-16 (Sunday)"},
+		{"today in Europe/Paris", "2024-06-16 (Sunday)"},
+		{"2024-01-01 + 5 days", "2024-01-06 (Saturday)"},
+		{"2024-01-31 + 1 month", "2024-03-02 (Saturday)"},
+		{"2024-02-29 + 1 year", "2025-03-01 (Saturday)"},
+		{"2024-01-01 - 2 weeks", "2023-12-18 (Monday)"},
+		{"2024-03-10T10:00:00Z + 90 minutes - 1 hour", "2024-03-10T10:30:00Z (Sunday, UTC)"},
+		{"2024-01-01 + 36 hours", "2024-01-02T12:00:00Z (Tuesday, UTC)"},
+		{"2024-03-10T10:00:00Z in Asia/Tokyo", "2024-03-10T19:00:00+09:00 (Sunday, Asia/Tokyo JST)"},
+		{"now + 1 day in Europe/Paris", "2024-06-17T01:30:00+02:00 (Monday, Europe/Paris CEST)"},
+		{"days between 2024-01-01 and 2024-12-25", "359 days from 2024-01-01 to 2024-12-25"},
+		{"days between 2024-12-25 and 2024-01-01", "-359 days"},
+		{"days between 2024-03-01 and 2024-04-01", "31 days"},
+		{"weekday of 2024-07-04", "2024-07-04 is a Thursday"},
+		{"weekday of today", "2024-06-15 is a Saturday"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			r, err := datetime.Run(tt.in, clock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(r.Text, tt.want) {
+				t.Errorf("%q = %q, want %q", tt.in, r.Text, tt.want)
+			}
+			if r.Structured == nil {
+				t.Error("no structured output")
+			}
+		})
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "empty command"},
+		{"now in Mars/Olympus", `unknown time zone "Mars/Olympus"`},
+		{"tomorrow", "use one of: now"},
+		{"2024-13-01 + 1 day", "cannot read"},
+		{"2024-01-01 + 5 fortnights", "UNIT is minutes, hours, days"},
+		{"2024-01-01 + 999999 days", "too large"},
+		{"weekday of 07/04/2024", "write YYYY-MM-DD"},
+		{strings.Repeat("x", 300), "the limit is 256"},
+		{"now in Local", "depends on the server"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			_, err := datetime.Run(tt.in, clock)
+			var te *tools.Error
+			if !errors.As(err, &te) || te.Kind != tools.KindInvalidArguments || !strings.Contains(te.Message, tt.want) {
+				t.Errorf("%q: err = %v, want invalid arguments containing %q", tt.in, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestToolUsesInjectedClock(t *testing.T) {
+	tool := datetime.New(datetime.Config{Now: func() time.Time { return clock }})
+	args, _ := json.Marshal(map[string]string{"input": "today"})
+	r := tools.Outcome(tool.Call(context.Background(), args))
+	if r.Err != nil || !strings.HasPrefix(r.Text, "2024-06-15") {
+		t.Errorf("today = %q %v", r.Text, r.Err)
+	}
+	toolstest.Check(t, tool)
+}
+
+func FuzzDatetime(f *testing.F) {
+	for _, s := range []string{"now", "today in Asia/Tokyo", "2024-01-01 + 5 days", "days between 2024-01-01 and 2024-12-25", "weekday of 2024-07-04", "2024-03-10T10:00:00Z in Europe/Paris", "x in y in z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		r, err := datetime.Run(in, clock)
+		if err != nil {
+			var te *tools.Error
+			if !errors.As(err, &te) || te.Kind != tools.KindInvalidArguments {
+				t.Fatalf("Run(%q) error %v is not an invalid-arguments error", in, err)
+			}
+			return
+		}
+		if r.Text == "" {
+			t.Fatalf("Run(%q) succeeded with no text", in)
+		}
+	})
+}
