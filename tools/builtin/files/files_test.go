@@ -1,0 +1,225 @@
+package files_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/builtin/files"
+	"github.com/mcp-tools/mcp-tools/tools/toolstest"
+)
+
+// sandbox makes parent/root (the tools' root) and parent/root_evil beside
+// it, and returns the tools by name.
+func sandbox(t *testing.T, cfg files.Config) (string, map[string]tools.Tool) {
+	t.Helper()
+	parent := t.TempDir()
+	root := filepath.Join(parent, "root")
+	must(t, os.Mkdir(root, 0o755))
+	must(t, os.Mkdir(filepath.Join(parent, "root_evil"), 0o755))
+	must(t, os.WriteFile(filepath.Join(parent, "root_evil", "secret.txt"), []byte("secret"), 0o600))
+	must(t, os.WriteFile(filepath.Join(parent, "outside.txt"), []byte("outside"), 0o600))
+	must(t, os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello, world\n"), 0o640))
+	must(t, os.Mkdir(filepath.Join(root, "sub"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "sub", "a.md"), []byte("# A"), 0o644))
+	must(t, os.Symlink(filepath.Join(parent, "outside.txt"), filepath.Join(root, "link_out")))
+	must(t, os.Symlink("hello.txt", filepath.Join(root, "link_in")))
+	must(t, os.Symlink("/proc/self/environ", filepath.Join(root, "link_proc")))
+	cfg.Root = root
+	ts, err := files.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]tools.Tool{}
+	for _, tl := range ts {
+		m[tl.Info().Name] = tl
+	}
+	return root, m
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func call(t *testing.T, tl tools.Tool, args any) tools.Result {
+	t.Helper()
+	b, _ := json.Marshal(args)
+	done := make(chan tools.Result, 1)
+	go func() { done <- tools.Outcome(tl.Call(context.Background(), b)) }()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s %s hung", tl.Info().Name, b)
+	}
+	return tools.Result{}
+}
+
+func TestRead(t *testing.T) {
+	root, ts := sandbox(t, files.Config{MaxReadBytes: 64})
+	r := call(t, ts["file_read"], map[string]any{"path": "hello.txt"})
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	var out files.ReadOutput
+	must(t, json.Unmarshal([]byte(r.Text), &out))
+	if out.Content != "hello, world\n" || out.Truncated {
+		t.Errorf("read = %+v", out)
+	}
+	r = call(t, ts["file_read"], map[string]any{"path": "link_in", "offset": 7, "limit": 5})
+	must(t, json.Unmarshal([]byte(r.Text), &out))
+	if out.Content != "world" || !out.Truncated {
+		t.Errorf("read through an inside symlink with offset and limit = %+v %v", out, r.Err)
+	}
+	must(t, os.WriteFile(filepath.Join(root, "big.txt"), []byte(strings.Repeat("a", 100)), 0o644))
+	if r := call(t, ts["file_read"], map[string]any{"path": "big.txt"}); r.Err == nil || !strings.Contains(r.Err.Message, "offset and limit") {
+		t.Errorf("over-cap read = %v", r.Err)
+	}
+	r = call(t, ts["file_read"], map[string]any{"path": "big.txt", "offset": 90})
+	must(t, json.Unmarshal([]byte(r.Text), &out))
+	if out.Bytes != 10 || out.Truncated {
+		t.Errorf("tail read = %+v", out)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	root, ts := sandbox(t, files.Config{})
+	must(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "bin.dat"), []byte{0x7f, 'E', 'L', 'F', 0, 1, 2}, 0o644))
+	sock := filepath.Join(root, "s.sock")
+	ln, err := net.Listen("unix", sock)
+	must(t, err)
+	defer ln.Close()
+	tests := []struct {
+		name string
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"dot-dot", "file_read", map[string]any{"path": "../outside.txt"}, "leaves the root"},
+		{"dot-dot inside", "file_read", map[string]any{"path": "sub/../../outside.txt"}, "leaves the root"},
+		{"absolute", "file_read", map[string]any{"path": "/etc/passwd"}, "absolute path"},
+		{"proc", "file_read", map[string]any{"path": "/proc/self/environ"}, "absolute path"},
+		{"symlink out", "file_read", map[string]any{"path": "link_out"}, "outside the root"},
+		{"symlink to proc", "file_read", map[string]any{"path": "link_proc"}, "outside the root"},
+		{"sibling with the root's name as prefix", "file_read", map[string]any{"path": "../root_evil/secret.txt"}, "leaves the root"},
+		{"fifo", "file_read", map[string]any{"path": "fifo"}, "FIFO"},
+		{"socket", "file_read", map[string]any{"path": "s.sock"}, "socket"},
+		{"device via dev", "file_read", map[string]any{"path": "/dev/zero"}, "absolute path"},
+		{"binary", "file_read", map[string]any{"path": "bin.dat"}, "looks binary"},
+		{"folder", "file_read", map[string]any{"path": "sub"}, "not a regular file"},
+		{"missing", "file_read", map[string]any{"path": "nope.txt"}, "does not exist"},
+		{"write out", "file_write", map[string]any{"path": "../x.txt", "content": "x"}, "leaves the root"},
+		{"write through symlink out", "file_write", map[string]any{"path": "link_out", "content": "x"}, "not a regular file"},
+		{"write to fifo", "file_write", map[string]any{"path": "fifo", "content": "x"}, "FIFO"},
+		{"list out", "file_list", map[string]any{"path": ".."}, "leaves the root"},
+		{"list a file", "file_list", map[string]any{"path": "hello.txt"}, "not a folder"},
+		{"bad glob", "file_list", map[string]any{"glob": "["}, "bad glob"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := call(t, ts[tt.tool], tt.args)
+			if r.Err == nil || !strings.Contains(r.Err.Message, tt.want) {
+				t.Errorf("%s %v = %q %v, want an error containing %q", tt.tool, tt.args, r.Text, r.Err, tt.want)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "..", "outside.txt")); string(b) != "outside" {
+		t.Errorf("the file outside the root changed: %q", b)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	root, ts := sandbox(t, files.Config{MaxWriteBytes: 32})
+	w := ts["file_write"]
+	if r := call(t, w, map[string]any{"path": "hello.txt", "content": "new"}); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	st, _ := os.Stat(filepath.Join(root, "hello.txt"))
+	if b, _ := os.ReadFile(filepath.Join(root, "hello.txt")); string(b) != "new" || st.Mode().Perm() != 0o640 {
+		t.Errorf("after write: %q mode %v, want \"new\" with the mode kept (0640)", b, st.Mode().Perm())
+	}
+	if r := call(t, w, map[string]any{"path": "hello.txt", "content": "+more", "append": true}); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "hello.txt")); string(b) != "new+more" {
+		t.Errorf("after append: %q", b)
+	}
+	if r := call(t, w, map[string]any{"path": "deep/er/new.txt", "content": "x"}); r.Err != nil {
+		t.Fatalf("write with missing folders: %v", r.Err)
+	}
+	if st, err := os.Stat(filepath.Join(root, "deep", "er", "new.txt")); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("new file: %v %v", st, err)
+	}
+	// Over the cap: refused, and the old content is intact.
+	if r := call(t, w, map[string]any{"path": "hello.txt", "content": strings.Repeat("z", 100)}); r.Err == nil {
+		t.Error("an over-size write succeeded")
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "hello.txt")); string(b) != "new+more" {
+		t.Errorf("after a refused write: %q, want the old content", b)
+	}
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestWriteFailureKeepsOldContent(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root ignores directory permissions")
+	}
+	root, ts := sandbox(t, files.Config{})
+	must(t, os.Chmod(root, 0o555)) // no new files: the temporary file cannot be made
+	defer os.Chmod(root, 0o755)
+	if r := call(t, ts["file_write"], map[string]any{"path": "hello.txt", "content": "lost"}); r.Err == nil {
+		t.Fatal("write succeeded in a read-only folder")
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "hello.txt")); string(b) != "hello, world\n" {
+		t.Errorf("content after a failed write = %q", b)
+	}
+}
+
+func TestList(t *testing.T) {
+	_, ts := sandbox(t, files.Config{MaxListEntries: 3})
+	r := call(t, ts["file_list"], map[string]any{})
+	var out files.ListOutput
+	must(t, json.Unmarshal([]byte(r.Text), &out))
+	if len(out.Entries) != 3 || !out.Truncated || out.Entries[0].Name != "hello.txt" || out.Entries[0].Size != 13 {
+		t.Errorf("list = %+v", out)
+	}
+	r = call(t, ts["file_list"], map[string]any{"path": "sub", "glob": "*.md"})
+	must(t, json.Unmarshal([]byte(r.Text), &out))
+	if len(out.Entries) != 1 || out.Entries[0].Name != "a.md" || out.Entries[0].Type != "file" {
+		t.Errorf("glob list = %+v", out)
+	}
+}
+
+func TestNeedsRoot(t *testing.T) {
+	if _, err := files.New(files.Config{}); err == nil {
+		t.Error("New without a root succeeded")
+	}
+	f := filepath.Join(t.TempDir(), "file")
+	must(t, os.WriteFile(f, nil, 0o644))
+	if _, err := files.New(files.Config{Root: f}); err == nil {
+		t.Error("New with a file as root succeeded")
+	}
+}
+
+func TestConformance(t *testing.T) {
+	_, ts := sandbox(t, files.Config{})
+	for _, tl := range ts {
+		toolstest.Check(t, tl)
+	}
+}
