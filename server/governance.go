@@ -72,30 +72,24 @@ func budgetKey(ctx context.Context) string {
 }
 
 // budgetMiddleware refuses calls past the per-session budget. It sits after
-// validation (a refused call does not count) and before approval; a call
-// that resumes after a person's answer was counted on its first leg.
-func (s *Server) budgetMiddleware(info tools.Info, next tools.Func) tools.Func {
-	if s.budgets.max <= 0 {
-		return next
-	}
-	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-		if !isResumed(ctx) && !s.budgets.take(budgetKey(ctx)) {
-			return tools.Result{}, &tools.Error{Kind: tools.KindBudgetExhausted,
-				Message: fmt.Sprintf("tool call budget of %d calls exhausted for this session", s.budgets.max)}
+// validation (a refused call does not count) and before approval. A gated
+// call that comes back with a person's answer (the multi round-trip retry)
+// was counted on its first leg and is not counted again; were its state
+// forged, approval refuses it and nothing runs.
+func (s *Server) budgetMiddleware(gated bool) tools.Middleware {
+	return func(_ tools.Info, next tools.Func) tools.Func {
+		if s.budgets.max <= 0 {
+			return next
 		}
-		return next(ctx, args)
+		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+			if _, retry := roundTripFrom(ctx); !(gated && retry) && !s.budgets.take(budgetKey(ctx)) {
+				return tools.Result{}, &tools.Error{Kind: tools.KindBudgetExhausted,
+					Message: fmt.Sprintf("tool call budget of %d calls exhausted for this session", s.budgets.max)}
+			}
+			return next(ctx, args)
+		}
 	}
 }
-
-type resumedKey struct{}
-
-// withResumed marks ctx as the second leg of a call that already asked a
-// person (and was counted).
-func withResumed(ctx context.Context) context.Context {
-	return context.WithValue(ctx, resumedKey{}, true)
-}
-
-func isResumed(ctx context.Context) bool { v, _ := ctx.Value(resumedKey{}).(bool); return v }
 
 // waitSlot takes a place in sem, waiting while ctx lives.
 func waitSlot(ctx context.Context, sem chan struct{}, what string) error {
@@ -127,8 +121,10 @@ func (s *Server) globalLimitMiddleware(_ tools.Info, next tools.Func) tools.Func
 	}
 }
 
-// toolLimitMiddleware applies a tool's own concurrency bound and rate.
-func (s *Server) toolLimitMiddleware(info tools.Info, next tools.Func) tools.Func {
+// toolLimitMiddleware applies a tool's own concurrency bound and rate. The
+// limiter is made here, once per tool, and shared by every chain the
+// returned middleware wraps.
+func (s *Server) toolLimitMiddleware(info tools.Info) tools.Middleware {
 	o := s.opts.Tools[info.Name]
 	var sem chan struct{}
 	if o.MaxConcurrency > 0 {
@@ -138,9 +134,15 @@ func (s *Server) toolLimitMiddleware(info tools.Info, next tools.Func) tools.Fun
 	if o.Rate > 0 {
 		lim = rate.NewLimiter(rate.Limit(o.Rate), max(o.Burst, 1))
 	}
-	if sem == nil && lim == nil {
-		return next
+	return func(_ tools.Info, next tools.Func) tools.Func {
+		if sem == nil && lim == nil {
+			return next
+		}
+		return limited(info, o, sem, lim, next)
 	}
+}
+
+func limited(info tools.Info, o ToolOptions, sem chan struct{}, lim *rate.Limiter, next tools.Func) tools.Func {
 	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 		if sem != nil {
 			if err := waitSlot(ctx, sem, fmt.Sprintf("a free place (%q runs at most %d at once)", info.Name, o.MaxConcurrency)); err != nil {

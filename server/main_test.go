@@ -33,7 +33,8 @@ func runChild() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	reg, err := tools.NewRegistry(testTools()...)
+	var o outbox
+	reg, err := tools.NewRegistry(append(testTools(), o.tool())...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

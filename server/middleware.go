@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -46,6 +47,14 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 		start := time.Now()
 		res, err := next(ctx, args)
 		d := time.Since(start)
+		var pending *inputRequired
+		if errors.As(err, &pending) {
+			if s.log.Enabled(ctx, slog.LevelInfo) {
+				s.log.LogAttrs(ctx, slog.LevelInfo, fmt.Sprintf("%s(%s) -> waiting for approval", name, truncate(renderInput(args, secret, plain), s.opts.LogTruncate)),
+					slog.String("tool", name))
+			}
+			return res, err
+		}
 		out := tools.Outcome(res, err)
 		if out.Err == nil && !s.log.Enabled(ctx, slog.LevelInfo) {
 			return res, err

@@ -20,6 +20,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -29,6 +30,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-tools/mcp-tools/approval"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
@@ -87,6 +89,16 @@ type Options struct {
 	// Tools holds per-tool settings, by tool name.
 	Tools map[string]ToolOptions
 
+	// Approval says which tools a person must approve, and what happens
+	// when no person can be asked. Tools gated in Go (approval.Gate) are
+	// gated whatever it says, unless it exempts them. The zero value gates
+	// only those, with a 5-minute wait and the deny fallback.
+	Approval approval.Policy
+	// ApprovalHeartbeat is how often a call waiting for a person reports
+	// progress (when the client sent a progressToken). Zero:
+	// DefaultHeartbeat.
+	ApprovalHeartbeat time.Duration
+
 	// AllowedOrigins lists the browser origins (scheme://host[:port]) that
 	// may call the HTTP transports, besides loopback origins, which are
 	// always allowed. A request with any other Origin header gets 403.
@@ -126,6 +138,12 @@ func (o Options) withDefaults() Options {
 	if o.CallTimeout == 0 {
 		o.CallTimeout = DefaultCallTimeout
 	}
+	if o.ApprovalHeartbeat <= 0 {
+		o.ApprovalHeartbeat = DefaultHeartbeat
+	}
+	if o.Approval.Timeout <= 0 {
+		o.Approval.Timeout = approval.DefaultTimeout
+	}
 	return o
 }
 
@@ -138,9 +156,10 @@ type Server struct {
 	reg   *tools.Registry
 	descs []mcp.Tool
 
-	limits  sessionLimits
-	budgets budgets
-	global  chan struct{} // server-wide in-flight places; nil: no bound
+	limits    sessionLimits
+	budgets   budgets
+	approvals approvals
+	global    chan struct{} // server-wide in-flight places; nil: no bound
 
 	// calls tracks the calls in flight, so a shutdown can refuse new ones
 	// and wait for the rest.
@@ -169,11 +188,21 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("server: settings for unknown tool %q", name)
 		}
 	}
+	if err := opts.Approval.Validate(); err != nil {
+		return nil, fmt.Errorf("server: approval: %w", err)
+	}
+	for _, name := range append(append([]string(nil), opts.Approval.Require...), opts.Approval.Exempt...) {
+		if _, ok := reg.Lookup(name); !ok {
+			return nil, fmt.Errorf("server: approval settings name unknown tool %q", name)
+		}
+	}
+	s.approvals = approvals{policy: opts.Approval, heartbeat: opts.ApprovalHeartbeat, signer: approval.NewSigner(opts.Approval.Timeout)}
 
 	hooks := &mcpserver.Hooks{}
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs mcpserver.ClientSession) {
 		s.limits.forget(cs.SessionID())
 		s.budgets.forget("session:" + cs.SessionID())
+		s.approvals.memory.Forget(cs.SessionID())
 	})
 	s.mcp = mcpserver.NewMCPServer(opts.Name, opts.Version,
 		mcpserver.WithToolCapabilities(false),
@@ -183,6 +212,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 	)
 
 	var serverTools []mcpserver.ServerTool
+	steps := map[string]tools.Func{}
 	for _, t := range reg.Tools() {
 		info := t.Info()
 		if opts.Strict {
@@ -196,14 +226,30 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server: tool %q: input schema: %w", info.Name, err)
 		}
+		gated := opts.Approval.Gated(info.Name, approval.IsGated(t))
+		if gated && !info.Annotations.ReadOnly {
+			// Clients can warn too: a gated tool is published as destructive.
+			info.Annotations.Destructive = true
+		}
+		limit := s.toolLimitMiddleware(info) // one limiter, shared by both chains
 		fn := tools.Chain(info, t.Call, append([]tools.Middleware{
 			s.recoverMiddleware,
 			s.logMiddleware,
 			s.limitMiddleware,
 			validateMiddleware(v),
-			s.budgetMiddleware,
+			s.budgetMiddleware(gated),
+			s.approvalMiddleware(info, gated, v),
 			s.globalLimitMiddleware,
-			s.toolLimitMiddleware,
+			limit,
+			s.timeoutMiddleware,
+		}, opts.Middleware...)...)
+		// A step of a composite tool runs this shorter chain: the composite
+		// call already holds the session's and the server's places and was
+		// counted against the budget once, and logs as one line.
+		steps[info.Name] = tools.Chain(info, t.Call, append([]tools.Middleware{
+			validateMiddleware(v),
+			s.approvalMiddleware(info, gated, v),
+			limit,
 			s.timeoutMiddleware,
 		}, opts.Middleware...)...)
 		desc := descriptor(info)
@@ -214,8 +260,21 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		}
 		serverTools = append(serverTools, mcpserver.ServerTool{Tool: desc, Handler: s.handler(fn)})
 	}
+	for _, t := range reg.Tools() {
+		if c, ok := t.(composite); ok {
+			if err := c.Bind(func(name string) (tools.Func, bool) { fn, ok := steps[name]; return fn, ok }); err != nil {
+				return nil, fmt.Errorf("server: %w", err)
+			}
+		}
+	}
 	s.mcp.AddTools(serverTools...)
 	return s, nil
+}
+
+// composite is a tool made of other tools of the registry (a pipeline):
+// the server binds each of its steps to that tool's governed call.
+type composite interface {
+	Bind(lookup func(name string) (tools.Func, bool)) error
 }
 
 // MCP returns the underlying mcp-go server, for embedding and tests.
@@ -259,11 +318,19 @@ func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 		}
 
 		ctx = s.callContext(ctx, req)
+		if req.Params.RequestState != "" {
+			ctx = context.WithValue(ctx, roundTripKey{}, req.Params.MultiRoundTripParams)
+		}
 		args := rawArguments(req)
 		if req.Params.Arguments != nil && len(req.Params.RawArguments) > 0 {
 			ctx = context.WithValue(ctx, decodedArgsKey{}, decodedArgs{raw: args, value: req.Params.Arguments})
 		}
-		res := tools.Outcome(fn(ctx, args))
+		res, err := fn(ctx, args)
+		var pending *inputRequired
+		if errors.As(err, &pending) {
+			return pending.result, nil
+		}
+		res = tools.Outcome(res, err)
 		if res.Err != nil && res.Err.Kind == tools.KindExecutionFailed && ctx.Err() != nil {
 			res.Err = &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled", Err: res.Err}
 		}

@@ -26,8 +26,8 @@ func TestStdioEndToEnd(t *testing.T) {
 	for _, tool := range list.Tools {
 		byName[tool.Name] = tool
 	}
-	if len(byName) != len(testTools()) {
-		t.Errorf("tools/list has %d tools, want %d", len(byName), len(testTools()))
+	if len(byName) != len(testTools())+1 {
+		t.Errorf("tools/list has %d tools, want %d", len(byName), len(testTools())+1)
 	}
 	echo := byName["echo"]
 	if a := echo.Annotations; a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint {

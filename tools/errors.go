@@ -1,6 +1,9 @@
 package tools
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Kind is the stable, machine-readable class of a failed call. It is sent in
 // the result's _meta so that clients can tell failures apart without parsing
@@ -64,4 +67,19 @@ func (e *Error) WithCode(code int) *Error {
 	c := *e
 	c.Code = code
 	return &c
+}
+
+// Suspended is implemented by the error a call returns when it cannot go on
+// until the client answers a question (a person's approval, say): the
+// server turns it into that question. Composite tools and middleware pass
+// it on unchanged; it is not a failure.
+type Suspended interface {
+	error
+	Suspended()
+}
+
+// IsSuspended reports whether err is, or wraps, a Suspended.
+func IsSuspended(err error) bool {
+	var s Suspended
+	return errors.As(err, &s)
 }

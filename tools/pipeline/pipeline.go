@@ -166,7 +166,13 @@ func (p *Pipeline) Call(ctx context.Context, args json.RawMessage) (tools.Result
 			return tools.Result{}, &tools.Error{Kind: tools.KindCancelled, Message: fmt.Sprintf("pipeline %q stopped before step %d: %v", p.info.Name, i+1, err), Err: err}
 		}
 		p.log.DebugContext(ctx, "pipeline step", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "input", string(args))
-		out := tools.Outcome(s.call(ctx, args))
+		r, err := s.call(ctx, args)
+		if tools.IsSuspended(err) {
+			// The step waits for the client (a person's approval): the
+			// question goes back up unchanged.
+			return tools.Result{}, err
+		}
+		out := tools.Outcome(r, err)
 		p.log.DebugContext(ctx, "pipeline step done", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "output", out.Text, "error", errText(out.Err))
 		last := i == len(p.steps)-1
 		if out.Err != nil {

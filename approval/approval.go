@@ -1,0 +1,167 @@
+// Package approval decides whether a gated tool call may run: it builds the
+// form a person sees, turns their answer into a decision (approve, reject
+// or edit), signs the state a client echoes back, remembers "yes for this
+// session", and offers fallbacks for when no person can be asked.
+//
+// It knows nothing of MCP: the server package carries the form to the
+// client as an elicitation and the answer back.
+package approval
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// DefaultTimeout is how long a pending approval waits when
+// Policy.Timeout is zero.
+const DefaultTimeout = 5 * time.Minute
+
+// Decision is what a reviewer decided. The zero value is Reject, so that a
+// decision nobody made never lets a call run.
+type Decision int
+
+// The decisions.
+const (
+	Reject Decision = iota
+	Approve
+	Edit
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Approve:
+		return "approve"
+	case Edit:
+		return "edit"
+	}
+	return "reject"
+}
+
+// Outcome is a decision with what follows from it.
+type Outcome struct {
+	Decision Decision
+	// Args are the arguments to run with: the model's on Approve, the
+	// edited ones on Edit.
+	Args json.RawMessage
+	// Remember is set when the reviewer asked not to be asked again about
+	// this tool for the rest of the session.
+	Remember bool
+	// Reason is the message for the model on Reject.
+	Reason string
+	// By says who decided: "elicitation", "webhook", "policy:allow",
+	// "policy:deny", "timeout", "remembered".
+	By string
+}
+
+// Fallback is what happens to a gated call when the client cannot ask a
+// person.
+type Fallback string
+
+// The fallbacks.
+const (
+	FallbackDeny    Fallback = "deny"
+	FallbackAllow   Fallback = "allow"
+	FallbackWebhook Fallback = "webhook"
+)
+
+// ParseFallback parses a fallback name; "" is deny.
+func ParseFallback(s string) (Fallback, error) {
+	switch Fallback(s) {
+	case "", FallbackDeny:
+		return FallbackDeny, nil
+	case FallbackAllow, FallbackWebhook:
+		return Fallback(s), nil
+	}
+	return "", fmt.Errorf("unknown approval fallback %q: use deny, allow or webhook", s)
+}
+
+// Policy says which tools are gated and how. The zero value gates only the
+// tools gated in Go (Gate), waits DefaultTimeout, rejects on timeout, and
+// denies when no person can be asked.
+type Policy struct {
+	// Require lists tools a person must approve, besides those gated in Go.
+	Require []string
+	// Exempt lists tools opened up explicitly; it beats everything else
+	// (a built-in that writes, gated by default, can be opened up here).
+	Exempt []string
+	// Timeout is how long a pending approval waits. Zero: DefaultTimeout.
+	Timeout time.Duration
+	// OnTimeout is the decision when nobody answers in time: Reject (the
+	// zero value) or Approve.
+	OnTimeout Decision
+	// Fallback applies when the client cannot ask a person. "": deny.
+	Fallback Fallback
+	// Webhook asks a remote service; required when Fallback is webhook.
+	Webhook *Webhook
+}
+
+// Validate reports a policy that cannot work.
+func (p Policy) Validate() error {
+	if _, err := ParseFallback(string(p.Fallback)); err != nil {
+		return err
+	}
+	if p.Fallback == FallbackWebhook && (p.Webhook == nil || p.Webhook.URL == "") {
+		return errors.New("the webhook fallback needs a webhook URL")
+	}
+	if p.OnTimeout == Edit {
+		return errors.New("the on-timeout decision is reject or approve")
+	}
+	if p.Timeout < 0 {
+		return errors.New("the approval timeout must be positive")
+	}
+	return nil
+}
+
+// Gated reports whether a tool called name is gated: exempt tools never
+// are; tools required by the policy, or gated in Go, are.
+func (p Policy) Gated(name string, gatedInGo bool) bool {
+	if slices.Contains(p.Exempt, name) {
+		return false
+	}
+	return gatedInGo || slices.Contains(p.Require, name)
+}
+
+// DenyMessage is what the model reads when a gated call cannot be put to a
+// person.
+func DenyMessage(tool string) string {
+	return fmt.Sprintf("Tool '%s' requires approval but the connected client does not support elicitation. "+
+		"Use a client that supports elicitation, or ask the server operator to set an approval fallback (allow or webhook).", tool)
+}
+
+// gated is a tool marked as needing approval.
+type gated struct{ tools.Tool }
+
+func (g gated) Info() tools.Info {
+	info := g.Tool.Info()
+	if !info.Annotations.ReadOnly {
+		info.Annotations.Destructive = true
+	}
+	return info
+}
+
+// Gate marks t as needing a person's approval before each call. The tool
+// is published as destructive (unless it is read-only), so clients can warn
+// too. The gate itself is applied by the server that serves the tool.
+func Gate(t tools.Tool) tools.Tool { return gated{t} }
+
+// IsGated reports whether t was marked with Gate.
+func IsGated(t tools.Tool) bool {
+	_, ok := t.(gated)
+	return ok
+}
+
+// Bind passes a composite tool's binding through the gate (see the server
+// package), so a gated pipeline still runs its steps governed.
+func (g gated) Bind(lookup func(name string) (tools.Func, bool)) error {
+	if c, ok := g.Tool.(interface {
+		Bind(func(string) (tools.Func, bool)) error
+	}); ok {
+		return c.Bind(lookup)
+	}
+	return nil
+}
