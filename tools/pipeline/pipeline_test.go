@@ -156,7 +156,10 @@ func TestBind(t *testing.T) {
 		if name != "double" {
 			return nil, false
 		}
-		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) { calls++; return tools.Text("governed"), nil }, true
+		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+			calls++
+			return tools.Text("governed"), nil
+		}, true
 	})
 	if err != nil {
 		t.Fatal(err)

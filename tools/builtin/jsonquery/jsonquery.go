@@ -48,7 +48,9 @@ func New(cfg Config) tools.Tool {
 			"Supports child (.name, ['name']), wildcard (*), recursive descent (..), index and slice ([0], [-1], [1:3]) "+
 			"and filter ([?@.price < 10], [?@.tags]) selectors, and the functions length(), count(), match(), search(), value(). "+
 			fmt.Sprintf("The document may be at most %d bytes.", cfg.MaxInputBytes),
-		func(_ context.Context, in Input) (Output, error) { return Query(in.JSONPath, in.JSON, cfg.MaxInputBytes) },
+		func(_ context.Context, in Input) (Output, error) {
+			return Query(in.JSONPath, in.JSON, cfg.MaxInputBytes)
+		},
 		typed.WithAnnotations(tools.Annotations{Title: "JSON query", ReadOnly: true, Idempotent: true}))
 }
 

@@ -1,0 +1,377 @@
+package remote
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// Defaults for CommandConfig's zero values.
+const (
+	DefaultMaxStdout = 1 << 20
+	DefaultMaxStderr = 64 << 10
+	DefaultKillGrace = 2 * time.Second
+	// stderrInMessage is how much of stderr a failure message quotes.
+	stderrInMessage = 4 << 10
+)
+
+// InheritedEnv lists the variables a subprocess inherits from the server;
+// every other variable of the server stays out of the child. The tool's own
+// Env is added on top.
+var InheritedEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SHELL"}
+
+// CommandConfig declares a subprocess tool.
+type CommandConfig struct {
+	Common
+	// Command is the program and its arguments. It is run directly, never
+	// through a shell. A relative program path is relative to Dir.
+	Command []string `yaml:"command" json:"command"`
+	// Dir is the working directory. Empty: the server's.
+	Dir string `yaml:"dir" json:"dir,omitempty"`
+	// Env holds variables set for the program, on top of InheritedEnv.
+	Env map[string]string `yaml:"env" json:"env,omitempty"`
+	// MaxStdout caps the program's output. Zero: DefaultMaxStdout (1 MiB).
+	MaxStdout int64 `yaml:"max_stdout" json:"max_stdout,omitempty"`
+	// MaxStderr caps its error output. Zero: DefaultMaxStderr (64 KiB).
+	MaxStderr int64 `yaml:"max_stderr" json:"max_stderr,omitempty"`
+	// KillGrace is how long the process group has between SIGTERM and
+	// SIGKILL when a call times out or is cancelled. Zero:
+	// DefaultKillGrace.
+	KillGrace time.Duration `yaml:"kill_grace" json:"kill_grace,omitempty"`
+}
+
+// Command is a subprocess tool. The protocol, exactly:
+//
+//   - stdin gets {"input": "<the input string>"} and is closed; with an
+//     input schema, {"input": "<the arguments as JSON text>", "arguments": {...}}.
+//     A program that never reads stdin still works.
+//   - success: {"output": "text", "success": true} on stdout and exit 0; an
+//     optional "structured": {...} becomes the structured result.
+//   - logical failure: {"error": "message", "success": false}.
+//   - a non-zero exit is a failure whose message is stderr (trimmed, at
+//     most 4 KiB).
+//   - stderr lines that are JSON objects with a "progress" number, like
+//     {"progress": 0.4, "total": 1, "message": "..."}, are progress reports,
+//     not errors.
+//
+// A call that runs out of time, or is cancelled, ends the whole process
+// group (grandchildren included): SIGTERM, then SIGKILL after KillGrace.
+type Command struct {
+	cfg   CommandConfig
+	info  tools.Info
+	slots slots
+}
+
+var _ tools.Tool = (*Command)(nil)
+
+// ExitError is a program's non-zero exit.
+type ExitError struct {
+	Code   int
+	Stderr string
+}
+
+func (e *ExitError) Error() string {
+	if e.Stderr == "" {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return fmt.Sprintf("exit status %d: %s", e.Code, e.Stderr)
+}
+
+// NewCommand checks cfg and returns the tool.
+func NewCommand(cfg CommandConfig) (*Command, error) {
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("remote: %w", err)
+	}
+	if len(cfg.Command) == 0 || cfg.Command[0] == "" {
+		return nil, fmt.Errorf("remote: tool %q: the command is empty", cfg.Name)
+	}
+	if cfg.MaxStdout < 0 || cfg.MaxStderr < 0 || cfg.KillGrace < 0 {
+		return nil, fmt.Errorf("remote: tool %q: limits must not be negative", cfg.Name)
+	}
+	if cfg.MaxStdout == 0 {
+		cfg.MaxStdout = DefaultMaxStdout
+	}
+	if cfg.MaxStderr == 0 {
+		cfg.MaxStderr = DefaultMaxStderr
+	}
+	if cfg.KillGrace == 0 {
+		cfg.KillGrace = DefaultKillGrace
+	}
+	return &Command{cfg: cfg, info: cfg.info(), slots: newSlots(cfg.MaxConcurrency)}, nil
+}
+
+// Info returns the descriptor.
+func (c *Command) Info() tools.Info { return c.info }
+
+// environ builds the child's environment.
+func (c *Command) environ() []string {
+	var env []string
+	for _, k := range InheritedEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	for k, v := range c.cfg.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// Call runs the program once.
+func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	name := c.cfg.Name
+	input, arguments, err := c.cfg.input(args)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	release, err := c.slots.acquire(ctx, name)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	defer release()
+	ctx, cancel := withTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+
+	req := map[string]any{"input": input}
+	if arguments != nil {
+		req["arguments"] = arguments
+	}
+	stdin, _ := json.Marshal(req)
+
+	cmd := exec.Command(c.cfg.Command[0], c.cfg.Command[1:]...)
+	cmd.Dir = c.cfg.Dir
+	cmd.Env = c.environ()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdout := &capped{max: c.cfg.MaxStdout}
+	cmd.Stdout = stdout
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		return tools.Result{}, tools.Failed("tool %q: %v", name, err)
+	}
+	inPipe, err := cmd.StdinPipe()
+	if err != nil {
+		return tools.Result{}, tools.Failed("tool %q: %v", name, err)
+	}
+	c.cfg.Logger.DebugContext(ctx, "starting subprocess", "tool", name, "argv", c.cfg.Command, "dir", c.cfg.Dir)
+	if err := cmd.Start(); err != nil {
+		return tools.Result{}, tools.Failed("tool %q: cannot start %q: %v", name, c.cfg.Command[0], err)
+	}
+	pgid := cmd.Process.Pid
+
+	// Kill the group when the call ends early, or when output overflows.
+	overflow := make(chan struct{})
+	var once sync.Once
+	overflowed := func() { once.Do(func() { close(overflow) }) }
+	stdout.onOverflow = overflowed
+	stderr := &stderrReader{max: c.cfg.MaxStderr, ctx: ctx, onOverflow: overflowed}
+	var wg sync.WaitGroup
+	wg.Go(func() { stderr.read(errPipe) })
+	go func() {
+		if _, err := inPipe.Write(stdin); err != nil {
+			c.cfg.Logger.DebugContext(ctx, "subprocess did not read its input", "tool", name, "err", err)
+		}
+		inPipe.Close()
+	}()
+
+	waited := make(chan error, 1)
+	go func() {
+		wg.Wait() // stderr fully read before Wait closes the pipe
+		waited <- cmd.Wait()
+	}()
+	var waitErr error
+	killedFor := ""
+	select {
+	case waitErr = <-waited:
+	case <-ctx.Done():
+		killedFor = "ctx"
+		waitErr = c.killGroup(pgid, waited)
+	case <-overflow:
+		killedFor = "overflow"
+		waitErr = c.killGroup(pgid, waited)
+	}
+	// Whatever happened, leave no member of the group behind.
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+
+	switch {
+	case killedFor == "ctx":
+		return tools.Result{}, ended(name, c.cfg.Timeout, ctx)
+	case stdout.over || killedFor == "overflow" && !stderr.over:
+		return tools.Result{}, tools.Failed("tool %q: its output exceeds the %d-byte limit", name, c.cfg.MaxStdout)
+	case stderr.over:
+		return tools.Result{}, tools.Failed("tool %q: its error output exceeds the %d-byte limit", name, c.cfg.MaxStderr)
+	}
+	var exitErr *exec.ExitError
+	if errors.As(waitErr, &exitErr) {
+		ee := &ExitError{Code: exitErr.ExitCode(), Stderr: trimStderr(stderr.text())}
+		msg := ee.Stderr
+		if msg == "" {
+			msg = fmt.Sprintf("exited with status %d and no error output", ee.Code)
+		}
+		return tools.Result{}, &tools.Error{Kind: tools.KindExecutionFailed, Code: ee.Code, Message: msg, Err: ee}
+	}
+	if waitErr != nil {
+		return tools.Result{}, tools.Failed("tool %q: %v", name, waitErr)
+	}
+	return parseResponse(name, stdout.Bytes())
+}
+
+// killGroup ends the process group: SIGTERM, then SIGKILL after the grace.
+func (c *Command) killGroup(pgid int, waited <-chan error) error {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case err := <-waited:
+		return err
+	case <-time.After(c.cfg.KillGrace):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		return <-waited
+	}
+}
+
+func trimStderr(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > stderrInMessage {
+		s = s[len(s)-stderrInMessage:] // the end says most about why it failed
+	}
+	return s
+}
+
+// response is what a program prints.
+type response struct {
+	Output     *string        `json:"output"`
+	Success    *bool          `json:"success"`
+	Error      string         `json:"error"`
+	Structured map[string]any `json:"structured"`
+}
+
+func parseResponse(name string, out []byte) (tools.Result, error) {
+	var r response
+	dec := json.NewDecoder(bytes.NewReader(out))
+	if err := dec.Decode(&r); err != nil || r.Success == nil {
+		why := "it is not JSON with a \"success\" field"
+		if len(bytes.TrimSpace(out)) == 0 {
+			why = "it printed nothing"
+		}
+		return tools.Result{}, tools.Failed("invalid response from tool %q: %s: %q", name, why, snippet(out, 200))
+	}
+	if !*r.Success {
+		msg := r.Error
+		if msg == "" {
+			msg = "the tool reported a failure without a message"
+		}
+		return tools.Result{}, tools.Failed("%s", msg)
+	}
+	res := tools.Result{}
+	if r.Output != nil {
+		res.Text = *r.Output
+	}
+	if r.Structured != nil {
+		res.Structured = r.Structured
+	}
+	return res, nil
+}
+
+// capped is an io.Writer that keeps at most max bytes and reports overflow.
+// It holds its buffer in a field, not embedded: an embedded bytes.Buffer
+// would lend it ReadFrom, which io.Copy prefers to Write, and the cap would
+// never be checked.
+type capped struct {
+	buf        bytes.Buffer
+	max        int64
+	over       bool
+	onOverflow func()
+}
+
+func (w *capped) Write(p []byte) (int, error) {
+	if w.over {
+		return len(p), nil
+	}
+	if int64(w.buf.Len()+len(p)) > w.max {
+		w.over = true
+		if w.onOverflow != nil {
+			w.onOverflow()
+		}
+		return len(p), nil
+	}
+	return w.buf.Write(p)
+}
+
+func (w *capped) Bytes() []byte { return w.buf.Bytes() }
+
+// stderrReader reads a program's stderr line by line: progress lines are
+// reported, the rest kept (capped) for the error message.
+type stderrReader struct {
+	max        int64
+	ctx        context.Context
+	onOverflow func()
+
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	over bool
+}
+
+func (r *stderrReader) read(pipe io.Reader) {
+	br := bufio.NewReaderSize(pipe, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(line) > 0 && !r.progress(line) {
+			r.keep(line)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil {
+			_, _ = io.Copy(io.Discard, pipe)
+			return
+		}
+	}
+}
+
+func (r *stderrReader) keep(b []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.over {
+		return
+	}
+	if int64(r.buf.Len()+len(b)) > r.max {
+		r.over = true
+		r.onOverflow()
+		return
+	}
+	r.buf.Write(b)
+}
+
+func (r *stderrReader) text() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buf.String()
+}
+
+// progress reports a progress line, or says it is not one.
+func (r *stderrReader) progress(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 || t[0] != '{' || !bytes.Contains(t, []byte(`"progress"`)) {
+		return false
+	}
+	var p struct {
+		Progress *float64 `json:"progress"`
+		Total    float64  `json:"total"`
+		Message  string   `json:"message"`
+	}
+	if json.Unmarshal(t, &p) != nil || p.Progress == nil {
+		return false
+	}
+	tools.ReportProgress(r.ctx, *p.Progress, p.Total, p.Message)
+	return true
+}

@@ -1,0 +1,308 @@
+package remote_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/remote"
+	"github.com/mcp-tools/mcp-tools/tools/toolstest"
+)
+
+// The test binary plays the subprocess when this variable names a mode.
+const helperEnv = "REMOTE_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(helper(mode))
+	}
+	os.Exit(m.Run())
+}
+
+func helper(mode string) int {
+	in, _ := io.ReadAll(os.Stdin)
+	reply := func(v any) { json.NewEncoder(os.Stdout).Encode(v) }
+	switch mode {
+	case "echo":
+		reply(map[string]any{"success": true, "output": "got " + string(in)})
+	case "structured":
+		reply(map[string]any{"success": true, "output": "42", "structured": map[string]any{"answer": 42}})
+	case "fail":
+		reply(map[string]any{"success": false, "error": "the model is not loaded"})
+	case "exit":
+		fmt.Fprintln(os.Stderr, "  boom: disk full  ")
+		return 3
+	case "garbage":
+		fmt.Println("this is not JSON")
+	case "flood":
+		os.Stdout.Write([]byte(strings.Repeat("x", 2<<20)))
+	case "errflood":
+		os.Stderr.Write([]byte(strings.Repeat("e\n", 100<<10)))
+		return 1
+	case "progress":
+		fmt.Fprintln(os.Stderr, `{"progress": 0.5, "total": 1, "message": "half"}`)
+		fmt.Fprintln(os.Stderr, "an ordinary warning")
+		fmt.Fprintln(os.Stderr, `{"progress": 1, "total": 1}`)
+		reply(map[string]any{"success": true, "output": "done"})
+	case "env":
+		reply(map[string]any{"success": true, "output": os.Getenv("MODEL") + "|" + os.Getenv("REMOTE_TEST_SECRET") + "|" + os.Getenv(helperEnv)})
+	case "pwd":
+		wd, _ := os.Getwd()
+		reply(map[string]any{"success": true, "output": wd})
+	case "slow":
+		dir := os.Getenv("COUNT_DIR")
+		f := filepath.Join(dir, strconv.Itoa(os.Getpid()))
+		os.WriteFile(f, nil, 0o644)
+		entries, _ := os.ReadDir(dir)
+		time.Sleep(100 * time.Millisecond)
+		os.Remove(f)
+		reply(map[string]any{"success": true, "output": strconv.Itoa(len(entries))})
+	}
+	return 0
+}
+
+func command(t *testing.T, mode string, mod func(*remote.CommandConfig)) *remote.Command {
+	t.Helper()
+	cfg := remote.CommandConfig{
+		Common:  remote.Common{Name: "sub", Description: "A subprocess tool."},
+		Command: []string{os.Args[0], "-test.run=^$"},
+		Env:     map[string]string{helperEnv: mode},
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := remote.NewCommand(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func run(t *testing.T, tl tools.Tool, args string) tools.Result {
+	t.Helper()
+	return tools.Outcome(tl.Call(context.Background(), json.RawMessage(args)))
+}
+
+func TestCommandProtocol(t *testing.T) {
+	tests := []struct {
+		name, mode, want string
+		kind             tools.Kind
+		code             int
+	}{
+		{"success gets the input as JSON", "echo", `got {"input":"hello"}`, "", 0},
+		{"structured", "structured", "42", "", 0},
+		{"logical failure", "fail", "the model is not loaded", tools.KindExecutionFailed, 0},
+		{"non-zero exit gives stderr", "exit", "boom: disk full", tools.KindExecutionFailed, 3},
+		{"invalid JSON", "garbage", `invalid response from tool "sub": it is not JSON with a "success" field: "this is not JSON\n"`, tools.KindExecutionFailed, 0},
+		{"stdout over the cap", "flood", "its output exceeds the 1048576-byte limit", tools.KindExecutionFailed, 0},
+		{"stderr over the cap", "errflood", "its error output exceeds the 65536-byte limit", tools.KindExecutionFailed, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, command(t, tt.mode, nil), `{"input":"hello"}`)
+			got := r.Text
+			if r.Err != nil {
+				got = r.Err.Message
+				if r.Err.Kind != tt.kind || r.Err.Code != tt.code {
+					t.Errorf("kind %s code %d, want %s %d", r.Err.Kind, r.Err.Code, tt.kind, tt.code)
+				}
+			} else if tt.kind != "" {
+				t.Errorf("succeeded with %q, want a %s failure", r.Text, tt.kind)
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	r := run(t, command(t, "structured", nil), `{"input":""}`)
+	if m, _ := r.Structured.(map[string]any); m["answer"] != float64(42) {
+		t.Errorf("structured = %v", r.Structured)
+	}
+}
+
+func TestCommandTypedSchema(t *testing.T) {
+	c := command(t, "echo", func(cfg *remote.CommandConfig) {
+		cfg.InputSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)
+	})
+	r := run(t, c, `{"text":"hi"}`)
+	var got struct {
+		Input     string         `json:"input"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(r.Text, "got ")), &got); err != nil {
+		t.Fatalf("%q: %v", r.Text, err)
+	}
+	if got.Input != `{"text":"hi"}` || got.Arguments["text"] != "hi" {
+		t.Errorf("stdin = %+v, want input as JSON text plus the arguments object", got)
+	}
+	if string(c.Info().InputSchema) == string(tools.PlainSchema) {
+		t.Error("a typed subprocess tool publishes the plain schema")
+	}
+}
+
+func TestCommandIgnoringStdin(t *testing.T) {
+	c, err := remote.NewCommand(remote.CommandConfig{Common: remote.Common{Name: "e", Description: "d"},
+		Command: []string{"echo", `{"output": "hi", "success": true}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, c, `{"input":"`+strings.Repeat("x", 1<<20)+`"}`); r.Text != "hi" {
+		t.Errorf("echo = %q %v", r.Text, r.Err)
+	}
+}
+
+func TestCommandEnvironment(t *testing.T) {
+	t.Setenv("REMOTE_TEST_SECRET", "do-not-leak")
+	c := command(t, "env", func(cfg *remote.CommandConfig) { cfg.Env["MODEL"] = "small" })
+	if r := run(t, c, `{"input":""}`); r.Text != "small||env" {
+		t.Errorf("child saw %q, want the declared MODEL and not the server's secret", r.Text)
+	}
+	dir := t.TempDir()
+	c = command(t, "pwd", func(cfg *remote.CommandConfig) { cfg.Dir = dir })
+	if r := run(t, c, `{"input":""}`); r.Text != dir {
+		t.Errorf("working directory = %q, want %q", r.Text, dir)
+	}
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d is still alive", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func sleepy(t *testing.T, timeout time.Duration) (*remote.Command, string) {
+	t.Helper()
+	pidfile := filepath.Join(t.TempDir(), "grandchild.pid")
+	c, err := remote.NewCommand(remote.CommandConfig{
+		Common:    remote.Common{Name: "sleepy", Description: "d", Timeout: timeout},
+		Command:   []string{"sh", filepath.Join("testdata", "sleepy.sh")},
+		Env:       map[string]string{"PIDFILE": pidfile},
+		KillGrace: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, pidfile
+}
+
+func grandchild(t *testing.T, pidfile string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(pidfile)
+		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the script never wrote its grandchild's pid")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCommandTimeoutKillsTheGroup(t *testing.T) {
+	c, pidfile := sleepy(t, 300*time.Millisecond)
+	r := run(t, c, `{"input":""}`)
+	if r.Err == nil || r.Err.Kind != tools.KindTimeout || r.Err.Message != `tool "sleepy" timed out after 300ms` {
+		t.Fatalf("result = %+v", r.Err)
+	}
+	waitGone(t, grandchild(t, pidfile))
+}
+
+func TestCommandCancellationKillsTheGroup(t *testing.T) {
+	c, pidfile := sleepy(t, time.Minute)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan tools.Result, 1)
+	go func() { done <- tools.Outcome(c.Call(ctx, json.RawMessage(`{"input":""}`))) }()
+	pid := grandchild(t, pidfile)
+	cancel()
+	select {
+	case r := <-done:
+		if r.Err == nil || r.Err.Kind != tools.KindCancelled {
+			t.Errorf("result = %+v, want cancelled", r.Err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call did not end after cancellation")
+	}
+	waitGone(t, pid)
+}
+
+func TestCommandProgress(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	ctx := tools.WithProgress(context.Background(), func(p, total float64, msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, fmt.Sprintf("%g/%g %s", p, total, msg))
+	})
+	r := tools.Outcome(command(t, "progress", nil).Call(ctx, json.RawMessage(`{"input":""}`)))
+	if r.Err != nil || r.Text != "done" {
+		t.Fatalf("result = %q %v", r.Text, r.Err)
+	}
+	if strings.Join(got, ",") != "0.5/1 half,1/1 " {
+		t.Errorf("progress = %q", got)
+	}
+}
+
+func TestCommandMaxConcurrency(t *testing.T) {
+	dir := t.TempDir()
+	c := command(t, "slow", func(cfg *remote.CommandConfig) {
+		cfg.MaxConcurrency = 2
+		cfg.Env["COUNT_DIR"] = dir
+	})
+	var peak atomic.Int64
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Go(func() {
+			r := run(t, c, `{"input":""}`)
+			if r.Err != nil {
+				t.Errorf("call: %v", r.Err)
+				return
+			}
+			n, _ := strconv.Atoi(r.Text)
+			for {
+				p := peak.Load()
+				if int64(n) <= p || peak.CompareAndSwap(p, int64(n)) {
+					break
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if p := peak.Load(); p > 2 || p < 1 {
+		t.Errorf("peak concurrent children = %d, want 1..2", p)
+	}
+}
+
+func TestNewCommandRefusesBadConfig(t *testing.T) {
+	for _, cfg := range []remote.CommandConfig{
+		{Common: remote.Common{Name: "x", Description: "d"}},
+		{Common: remote.Common{Name: "bad name", Description: "d"}, Command: []string{"true"}},
+		{Common: remote.Common{Name: "x"}, Command: []string{"true"}},
+		{Common: remote.Common{Name: "x", Description: "d", Timeout: -1}, Command: []string{"true"}},
+	} {
+		if _, err := remote.NewCommand(cfg); err == nil {
+			t.Errorf("NewCommand(%+v) succeeded", cfg)
+		}
+	}
+}
+
+func TestCommandConformance(t *testing.T) { toolstest.Check(t, command(t, "echo", nil)) }

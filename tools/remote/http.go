@@ -1,0 +1,231 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// Defaults for HTTPConfig's zero values.
+const (
+	DefaultMaxResponseBytes = 5 << 20
+	DefaultMaxRedirects     = 5
+)
+
+// HTTPConfig declares an HTTP endpoint tool.
+type HTTPConfig struct {
+	Common
+	URL string `yaml:"url" json:"url"`
+	// Method is GET, POST (the default), PUT, PATCH or DELETE.
+	Method string `yaml:"method" json:"method,omitempty"`
+	// Headers are sent with every request. A value may name environment
+	// variables as ${NAME}; they are read once, when the tool is made, and
+	// an unset one is an error.
+	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
+	// MaxResponseBytes caps the response body. Zero:
+	// DefaultMaxResponseBytes (5 MiB).
+	MaxResponseBytes int64 `yaml:"max_response_bytes" json:"max_response_bytes,omitempty"`
+	// MaxRedirects is how many redirects are followed, never to another
+	// scheme. Zero: DefaultMaxRedirects; negative: none.
+	MaxRedirects int `yaml:"max_redirects" json:"max_redirects,omitempty"`
+	// LookupEnv reads ${NAME} references. Nil: os.LookupEnv.
+	LookupEnv func(string) (string, bool) `yaml:"-" json:"-"`
+}
+
+// HTTP is an HTTP endpoint tool.
+//
+//   - GET (and DELETE): the input goes in the query as input=<input>,
+//     keeping the URL's own query; with an input schema, each top-level
+//     argument is a query parameter (objects and arrays as JSON text).
+//   - POST, PUT, PATCH: the input is the body, sent as application/json
+//     when it is valid JSON and text/plain; charset=UTF-8 otherwise; with an
+//     input schema, the arguments object is the JSON body.
+//   - The response body is the text result; with an output schema, a JSON
+//     response is also the structured result. 4xx and 5xx are failures
+//     "HTTP 503: <body snippet>" with the status as the code.
+type HTTP struct {
+	cfg     HTTPConfig
+	info    tools.Info
+	base    *url.URL
+	headers http.Header
+	client  *http.Client
+	slots   slots
+}
+
+var _ tools.Tool = (*HTTP)(nil)
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// NewHTTP checks cfg, reads the header variables, and returns the tool.
+func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("remote: %w", err)
+	}
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("remote: tool %q: %q is not an http or https URL", cfg.Name, cfg.URL)
+	}
+	cfg.Method = strings.ToUpper(cfg.Method)
+	switch cfg.Method {
+	case "":
+		cfg.Method = http.MethodPost
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return nil, fmt.Errorf("remote: tool %q: method %q: use GET, POST, PUT, PATCH or DELETE", cfg.Name, cfg.Method)
+	}
+	if cfg.MaxResponseBytes < 0 {
+		return nil, fmt.Errorf("remote: tool %q: max_response_bytes must not be negative", cfg.Name)
+	}
+	if cfg.MaxResponseBytes == 0 {
+		cfg.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if cfg.MaxRedirects == 0 {
+		cfg.MaxRedirects = DefaultMaxRedirects
+	}
+	lookup := cfg.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	h := http.Header{}
+	for k, v := range cfg.Headers {
+		var missing []string
+		v = envRef.ReplaceAllStringFunc(v, func(ref string) string {
+			val, ok := lookup(ref[2 : len(ref)-1])
+			if !ok {
+				missing = append(missing, ref[2:len(ref)-1])
+			}
+			return val
+		})
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("remote: tool %q: header %s needs environment variable %s, which is not set", cfg.Name, k, strings.Join(missing, ", "))
+		}
+		h.Set(k, v)
+	}
+	t := &HTTP{cfg: cfg, info: cfg.info(), base: u, headers: h, slots: newSlots(cfg.MaxConcurrency)}
+	maxRedirects := cfg.MaxRedirects
+	t.client = &http.Client{
+		Transport: http.DefaultTransport.(*http.Transport).Clone(),
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if maxRedirects < 0 || len(via) > maxRedirects {
+				return fmt.Errorf("more than %d redirects", max(maxRedirects, 0))
+			}
+			if req.URL.Scheme != via[0].URL.Scheme {
+				return fmt.Errorf("a redirect from %s to %s is not followed", via[0].URL.Scheme, req.URL.Scheme)
+			}
+			return nil
+		},
+	}
+	return t, nil
+}
+
+// Info returns the descriptor.
+func (t *HTTP) Info() tools.Info { return t.info }
+
+// Call makes one request.
+func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	name := t.cfg.Name
+	input, arguments, err := t.cfg.input(args)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	release, err := t.slots.acquire(ctx, name)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	defer release()
+	ctx, cancel := withTimeout(ctx, t.cfg.Timeout)
+	defer cancel()
+
+	u := *t.base
+	var body io.Reader
+	contentType := ""
+	switch t.cfg.Method {
+	case http.MethodGet, http.MethodDelete:
+		q := u.Query()
+		if arguments != nil {
+			var m map[string]json.RawMessage
+			_ = json.Unmarshal(arguments, &m)
+			for k, v := range m {
+				var s string
+				if json.Unmarshal(v, &s) != nil {
+					s = string(v)
+				}
+				q.Set(k, s)
+			}
+		} else {
+			q.Set("input", input)
+		}
+		u.RawQuery = q.Encode()
+	default:
+		b := []byte(input)
+		if arguments != nil {
+			b = arguments
+		}
+		body = bytes.NewReader(b)
+		contentType = "text/plain; charset=UTF-8"
+		if json.Valid(b) {
+			contentType = "application/json"
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, t.cfg.Method, u.String(), body)
+	if err != nil {
+		return tools.Result{}, tools.Failed("tool %q: %v", name, err)
+	}
+	req.Header = t.headers.Clone()
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	// Never log the query or header values: they may carry secrets.
+	t.cfg.Logger.DebugContext(ctx, "http tool request", "tool", name, "method", t.cfg.Method, "url", t.base.Scheme+"://"+t.base.Host+t.base.Path, "headers", headerNames(req.Header))
+	resp, err := t.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ended(name, t.cfg.Timeout, ctx)
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return tools.Result{}, tools.Failed("tool %q: request failed: %v", name, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, t.cfg.MaxResponseBytes+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return tools.Result{}, ended(name, t.cfg.Timeout, ctx)
+		}
+		return tools.Result{}, tools.Failed("tool %q: reading the response: %v", name, err)
+	}
+	if int64(len(data)) > t.cfg.MaxResponseBytes {
+		return tools.Result{}, tools.Failed("tool %q: the response exceeds the %d-byte limit", name, t.cfg.MaxResponseBytes)
+	}
+	if resp.StatusCode >= 400 {
+		return tools.Result{}, (&tools.Error{Kind: tools.KindExecutionFailed, Message: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, snippet(bytes.TrimSpace(data), 200))}).WithCode(resp.StatusCode)
+	}
+	res := tools.Result{Text: string(data)}
+	if len(t.cfg.OutputSchema) > 0 {
+		var obj map[string]any
+		if json.Unmarshal(data, &obj) == nil && obj != nil {
+			res.Structured = obj
+		}
+	}
+	return res, nil
+}
+
+func headerNames(h http.Header) []string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	return names
+}

@@ -1,0 +1,146 @@
+// Package remote makes tools of things that already exist: a program
+// speaking JSON over stdin/stdout (Command), or an HTTP endpoint (HTTP).
+// To the client they look like any other tool.
+//
+// Without an input schema a remote tool is a plain tool: the model sends
+// one string, "input". With one, the model sees those parameters, the
+// server validates them, and the program or endpoint gets the arguments
+// object (see Command and HTTP for the exact shapes).
+//
+// Every limit is a field with a documented default: time, output size,
+// concurrency. A call never holds unbounded memory and never outlives its
+// context.
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// DefaultTimeout bounds a call when a config's Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// Common holds what every remote tool declares.
+type Common struct {
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description" json:"description"`
+	// InputSchema, when set, is the JSON Schema (an object) of the
+	// arguments. Empty: a plain tool with one string, "input".
+	InputSchema json.RawMessage `yaml:"input_schema" json:"input_schema,omitempty"`
+	// OutputSchema, when set, describes the structured output.
+	OutputSchema json.RawMessage   `yaml:"output_schema" json:"output_schema,omitempty"`
+	Annotations  tools.Annotations `yaml:"-" json:"-"`
+	// MaxConcurrency bounds the calls of this tool running at once; more
+	// wait their turn. Zero: no bound.
+	MaxConcurrency int `yaml:"max_concurrency" json:"max_concurrency,omitempty"`
+	// Timeout bounds one call. Zero: DefaultTimeout.
+	Timeout time.Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// Logger gets DEBUG lines about each call. Nil: discarded.
+	Logger *slog.Logger `yaml:"-" json:"-"`
+}
+
+func (c *Common) check() error {
+	if err := tools.ValidateName(c.Name); err != nil {
+		return err
+	}
+	if c.Description == "" {
+		return fmt.Errorf("tool %q: a description is required", c.Name)
+	}
+	if c.MaxConcurrency < 0 {
+		return fmt.Errorf("tool %q: max_concurrency must not be negative", c.Name)
+	}
+	if c.Timeout < 0 {
+		return fmt.Errorf("tool %q: timeout must not be negative", c.Name)
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+func (c *Common) info() tools.Info {
+	in := c.InputSchema
+	if len(in) == 0 {
+		in = tools.PlainSchema
+	}
+	return tools.Info{Name: c.Name, Description: c.Description, InputSchema: in, OutputSchema: c.OutputSchema, Annotations: c.Annotations}
+}
+
+// typed reports whether the tool declares its own input schema.
+func (c *Common) typed() bool { return len(c.InputSchema) > 0 }
+
+// input returns what a call hands over: the "input" string of a plain
+// tool, or, for a typed one, the arguments as JSON text plus the object.
+func (c *Common) input(args json.RawMessage) (string, json.RawMessage, error) {
+	if c.typed() {
+		return string(args), args, nil
+	}
+	var in struct {
+		Input *string `json:"input"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil || in.Input == nil {
+		return "", nil, tools.InvalidArgs("send {\"input\": \"...\"}")
+	}
+	return *in.Input, nil, nil
+}
+
+// slots bounds concurrency; nil means no bound.
+type slots chan struct{}
+
+func newSlots(n int) slots {
+	if n <= 0 {
+		return nil
+	}
+	return make(slots, n)
+}
+
+// acquire waits for a place, or for ctx to end.
+func (s slots) acquire(ctx context.Context, name string) (release func(), err error) {
+	if s == nil {
+		return func() {}, nil
+	}
+	select {
+	case s <- struct{}{}:
+		return func() { <-s }, nil
+	case <-ctx.Done():
+		return nil, cancelled(name, ctx)
+	}
+}
+
+// errTimeout is the cause of a context that ran out of the tool's time.
+var errTimeout = errors.New("remote tool timed out")
+
+// withTimeout bounds ctx by the tool's timeout, marking the cause.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d, errTimeout)
+}
+
+// ended explains why ctx ended: our timeout, or the caller's cancellation.
+func ended(name string, d time.Duration, ctx context.Context) error {
+	if errors.Is(context.Cause(ctx), errTimeout) {
+		return &tools.Error{Kind: tools.KindTimeout, Message: fmt.Sprintf("tool %q timed out after %s", name, d), Err: ctx.Err()}
+	}
+	return cancelled(name, ctx)
+}
+
+func cancelled(name string, ctx context.Context) error {
+	return &tools.Error{Kind: tools.KindCancelled, Message: fmt.Sprintf("tool %q was cancelled", name), Err: context.Cause(ctx)}
+}
+
+// snippet shortens b for an error message.
+func snippet(b []byte, n int) string {
+	s := string(b)
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
