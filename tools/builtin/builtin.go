@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-tools/mcp-tools/approval"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/builtin/calc"
 	"github.com/mcp-tools/mcp-tools/tools/builtin/datetime"
@@ -121,6 +122,9 @@ func Build(cfg Config, names []string) ([]tools.Tool, error) {
 		if t == nil {
 			errs = append(errs, fmt.Errorf("built-in %q was not built", name))
 			continue
+		}
+		if IsWriter(name) {
+			t = approval.Gate(t) // a person approves each write unless the operator opens it up
 		}
 		out = append(out, t)
 	}

@@ -17,10 +17,10 @@ import (
 
 // File is the whole configuration file. Every section is optional.
 type File struct {
-	Server   Server              `json:"server,omitempty" jsonschema:"description=How the server runs"`
-	Builtins map[string]Builtin  `json:"builtins,omitempty" jsonschema:"description=The built-ins to serve and their settings; when present only these are on"`
-	Approval Approval            `json:"approval,omitempty" jsonschema:"description=Approval gates"`
-	Tools    []Tool              `json:"tools,omitempty" jsonschema:"description=Subprocess, HTTP and pipeline tools"`
+	Server   Server             `json:"server,omitempty" jsonschema:"description=How the server runs"`
+	Builtins map[string]Builtin `json:"builtins,omitempty" jsonschema:"description=The built-ins to serve and their settings; when present only these are on"`
+	Approval Approval           `json:"approval,omitempty" jsonschema:"description=Approval gates"`
+	Tools    []Tool             `json:"tools,omitempty" jsonschema:"description=Subprocess, HTTP and pipeline tools"`
 
 	// Dir is the folder of the file; relative paths in it are relative to
 	// Dir. Load sets it.

@@ -395,4 +395,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-
