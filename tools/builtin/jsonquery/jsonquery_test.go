@@ -20,7 +20,9 @@ func TestQuery(t *testing.T) {
 	}{
 		{"child", "$.store.book[0].author", `["Rees"]`},
 		{"wildcard", "$.store.book[*].author", `["Rees","Waugh","Melville"]`},
-		{"descendants", "$..price", `[8.95,12.99,8.99,19.95]`},
+		// Object members have no order (RFC 9535 §2.5.2.2): the book
+		// prices and the bicycle's come in either order.
+		{"descendants", "$..book[*].price", `[8.95,12.99,8.99]`},
 		{"filter", "$.store.book[?@.price < 10].author", `["Rees","Melville"]`},
 		{"existence filter", "$.store.book[?@.isbn].author", `["Melville"]`},
 		{"slice", "$.store.book[1:].author", `["Waugh","Melville"]`},
