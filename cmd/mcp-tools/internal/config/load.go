@@ -82,9 +82,9 @@ var fileSchema = sync.OnceValues(func() (*schema.Validator, error) {
 	return schema.Compile(raw)
 })
 
-// Load reads and checks the file at path. ${VAR} references in header
-// values, env values, api_key and webhook headers are expanded from the
-// environment; an unset variable is a problem.
+// Load reads and checks the file at path. ${VAR} references in process
+// commands and env values, HTTP and webhook header values, and api_key are
+// expanded from the environment; an unset variable is a problem.
 func Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -285,6 +285,9 @@ func (c *checker) check() {
 		if t.Process != nil {
 			kinds++
 			c.duration(path+".process.timeout", t.Process.Timeout)
+			for j := range t.Process.Command {
+				c.expand(fmt.Sprintf("%s.process.command[%d]", path, j), &t.Process.Command[j])
+			}
 			for k, v := range t.Process.Env {
 				c.expand(path+".process.env."+k, &v)
 				t.Process.Env[k] = v

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// TestExampleConfigEndToEnd serves the commented example of testdata/ with
+// the real binary over stdio: a shell tool, a Go tool with a typed schema,
+// a pipeline over both, and the file built-ins.
+func TestExampleConfigEndToEnd(t *testing.T) {
+	wc := filepath.Join("..", "..", "testdata", "bin", "wordcount")
+	if out, err := exec.Command("go", "build", "-o", wc, "../../testdata/tools/wordcount").CombinedOutput(); err != nil {
+		t.Fatalf("build wordcount: %v\n%s", err, out)
+	}
+	out, errOut, code := runBinary(t, "validate", "--config", "../../testdata/tools.yaml")
+	if code != 0 || !strings.Contains(out, "ok") {
+		t.Fatalf("validate: exit %d\n%s%s", code, out, errOut)
+	}
+
+	c, err := client.NewStdioMCPClient(binary, nil, "serve", "--config", "../../testdata/tools.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = "2025-06-18"
+	init.Params.ClientInfo = mcp.Implementation{Name: "config-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	call := func(name string, args map[string]any) *mcp.CallToolResult {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		res, err := c.CallTool(ctx, req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res
+	}
+	tests := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"sentiment", map[string]any{"input": "What a great day"}, "positive"},
+		{"sentiment", map[string]any{"input": "an awful day"}, "negative"},
+		{"word_count", map[string]any{"text": "the cat and the hat"}, "5 words"},
+		{"word_count", map[string]any{"text": "the cat and the hat", "unique": true}, "4 words"},
+		{"words_times_ten", map[string]any{"text": "one two three"}, "30"},
+		{"file_read", map[string]any{"path": "hello.txt"}, "Hello from the example data folder"},
+		{"calculator", map[string]any{"input": "6 * 7"}, "42"},
+	}
+	for _, tt := range tests {
+		res := call(tt.tool, tt.args)
+		if res.IsError || !strings.Contains(text(res), tt.want) {
+			t.Errorf("%s %v = %q (isError %v), want %q", tt.tool, tt.args, text(res), res.IsError, tt.want)
+		}
+	}
+	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		if tool.Name == "web_fetch" {
+			t.Error("web_fetch is served although the file's builtins section leaves it out")
+		}
+	}
+}
+
+func TestBadConfigListsEveryProblem(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	src := `server:
+  call_timeout: soon
+tools:
+  - name: a-b
+    description: Bad name.
+    process: {command: [echo]}
+  - name: nothing
+    description: No kind.
+approval:
+  require: [ghost]
+`
+	if err := os.WriteFile(bad, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"validate", "serve", "list"} {
+		_, errOut, code := runBinary(t, cmd, "--config", bad)
+		if code != 2 {
+			t.Errorf("%s with a bad file: exit %d, want 2", cmd, code)
+		}
+		for _, want := range []string{"bad.yaml:2: server.call_timeout", "bad.yaml:4: tools[0].name", "tools[1]: a tool needs exactly one", `approval.require[0]: unknown tool "ghost"`} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", cmd, want, errOut)
+			}
+		}
+	}
+}
