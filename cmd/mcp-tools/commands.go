@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -71,6 +72,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	// Building the tools leaves garbage (reflection, schema compilation)
+	// that a long-lived server would otherwise keep mapped until its first
+	// GC: hand it back before serving.
+	debug.FreeOSMemory()
 	switch c.transport {
 	case server.TransportStdio:
 		log.Info("serving", "transport", "stdio", "tools", len(srv.Tools()))

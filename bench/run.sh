@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Whole-process benchmarks with the shared harness (../shared/bench): bare
+# mcp-go echo against `mcp-tools serve --builtins echo`, alternating, RUNS
+# times each, one JSON line per run in bench/results.jsonl. Summarise with
+# bench/summary.py. Loopback only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-5}
+N=${N:-20000}
+mkdir -p bin
+go -C ../shared/bench/mcpbench build -o "$PWD/bin/mcpbench" .
+go -C ../shared/bench/mcpgo-echo build -o "$PWD/bin/mcpgo-echo" .
+go build -o bin/mcp-tools ./cmd/mcp-tools
+out=bench/results.jsonl
+: > "$out"
+args=(-tool echo -args '{"text":"hello"}')
+for i in $(seq "$RUNS"); do
+  bin/mcpbench -label "mcpgo|stdio-k1" -n "$N" -k 1 "${args[@]}" -- bin/mcpgo-echo >> "$out"
+  bin/mcpbench -label "mcptools|stdio-k1" -n "$N" -k 1 "${args[@]}" -- bin/mcp-tools serve --builtins echo --log-level warn >> "$out"
+  bin/mcpbench -label "mcpgo|stdio-k64" -n "$N" -k 64 "${args[@]}" -- bin/mcpgo-echo >> "$out"
+  bin/mcpbench -label "mcptools|stdio-k64" -n "$N" -k 64 "${args[@]}" -- bin/mcp-tools serve --builtins echo --log-level warn >> "$out"
+  bin/mcpbench -label "mcpgo|http-c8" -url http://127.0.0.1:18081/mcp -c 8 -n "$N" "${args[@]}" -- bin/mcpgo-echo -http 127.0.0.1:18081 >> "$out"
+  bin/mcpbench -label "mcptools|http-c8" -url http://127.0.0.1:18082/mcp -c 8 -n "$N" "${args[@]}" -- bin/mcp-tools serve --builtins echo --log-level warn --transport http --addr 127.0.0.1:18082 >> "$out"
+done
+python3 bench/summary.py "$out"
