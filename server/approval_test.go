@@ -508,3 +508,43 @@ func TestApprovalStateIntegrity(t *testing.T) {
 		t.Errorf("sent %v, want exactly one message", got)
 	}
 }
+
+// TestMoreWaitingCallsThanWorkers: with two stdio workers, six gated calls
+// wait for a person at once; the transport stays free: pings are answered
+// and every call gets its own answer.
+func TestMoreWaitingCallsThanWorkers(t *testing.T) {
+	rv := &reviewer{decide: func(req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+		time.Sleep(200 * time.Millisecond)
+		return answer(mcp.ElicitationResponseActionAccept, nil), nil
+	}}
+	tr := transport.NewStdioWithOptions(os.Args[0], []string{childEnv + "=1", "MCP_TOOLS_TEST_MAX_IN_FLIGHT=2"}, []string{"-test.run=^$"})
+	c := client.NewClient(tr, client.WithElicitationHandler(rv))
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = "2025-06-18"
+	req.Params.ClientInfo = mcp.Implementation{Name: "waiting", Version: "1"}
+	if _, err := c.Initialize(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Go(func() {
+			body := fmt.Sprintf("m%d", i)
+			res, err := callTool(t, c, "send", map[string]any{"to": "bob", "body": body})
+			if err != nil || resultText(res) != "sent "+body+" to bob" {
+				t.Errorf("call %d = %v %q", i, err, resultText(res))
+			}
+		})
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := c.Ping(t.Context()); err != nil {
+		t.Errorf("ping while calls wait for a person: %v", err)
+	}
+	wg.Wait()
+	if n := rv.asked.Load(); n != 6 {
+		t.Errorf("asked %d times, want 6", n)
+	}
+}
