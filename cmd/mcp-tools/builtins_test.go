@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,9 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -50,19 +47,7 @@ func TestEveryBuiltinThroughTheBinary(t *testing.T) {
   web_search: {backend: searxng, url: %[2]q}
 `, root, searx.URL)), 0o644)
 
-	c, err := client.NewStdioMCPClient(binary, nil, "serve", "--config", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = "2025-06-18"
-	init.Params.ClientInfo = mcp.Implementation{Name: "builtins-test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	c, ctx, _ := serveClient(t, nil, nil, "serve", "--config", cfg)
 	tests := []struct {
 		tool string
 		args map[string]any

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -26,19 +23,7 @@ func TestExampleConfigEndToEnd(t *testing.T) {
 		t.Fatalf("validate: exit %d\n%s%s", code, out, errOut)
 	}
 
-	c, err := client.NewStdioMCPClient(binary, nil, "serve", "--config", "../../testdata/tools.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = "2025-06-18"
-	init.Params.ClientInfo = mcp.Implementation{Name: "config-test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
+	c, ctx, _ := serveClient(t, nil, nil, "serve", "--config", "../../testdata/tools.yaml")
 	call := func(name string, args map[string]any) *mcp.CallToolResult {
 		req := mcp.CallToolRequest{}
 		req.Params.Name = name

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -34,26 +32,12 @@ func demoServer(t *testing.T, reviewer client.ElicitationHandler, extra ...strin
 	}
 	outbox := filepath.Join(dir, "outbox.jsonl")
 	env := []string{"DEMO_BIN=" + demo, "OUTBOX=" + outbox}
-	logs := &lockedBuffer{b: &bytes.Buffer{}}
 	args := append([]string{"serve", "--config", "../../testdata/demo/tools.yaml", "--log-level", "debug"}, extra...)
-	tr := transport.NewStdioWithOptions(binary, env, args, transport.WithCommandStderrWriter(logs))
 	var opts []client.ClientOption
 	if reviewer != nil {
 		opts = append(opts, client.WithElicitationHandler(reviewer))
 	}
-	c := client.NewClient(tr, opts...)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = "2025-06-18"
-	init.Params.ClientInfo = mcp.Implementation{Name: "scripted-model", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v\n%s", err, logs.String())
-	}
+	c, _, logs := serveClient(t, env, opts, args...)
 	return c, logs, outbox
 }
 

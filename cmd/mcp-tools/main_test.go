@@ -133,27 +133,36 @@ func TestListGolden(t *testing.T) {
 	}
 }
 
-// TestServeStdio drives the real binary over a real pipe with mcp-go's
-// client.
-func TestServeStdio(t *testing.T) {
-	var stderr bytes.Buffer
-	c, err := client.NewStdioMCPClientWithOptions(binary, nil, []string{"serve", "--log-level", "debug"}, transport.WithCommandStderrWriter(&lockedBuffer{b: &stderr}))
-	if err != nil {
+// serveClient starts the built binary with args over stdio (env added to
+// the test's environment) and returns an initialized client, a context for
+// its calls, and the server's stderr.
+func serveClient(t *testing.T, env []string, opts []client.ClientOption, args ...string) (*client.Client, context.Context, *lockedBuffer) {
+	t.Helper()
+	logs := &lockedBuffer{b: &bytes.Buffer{}}
+	c := client.NewClient(transport.NewStdioWithOptions(binary, env, args, transport.WithCommandStderrWriter(logs)), opts...)
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = "2025-06-18"
 	init.Params.ClientInfo = mcp.Implementation{Name: "cli-test", Version: "1"}
 	res, err := c.Initialize(ctx, init)
 	if err != nil {
-		t.Fatalf("initialize: %v", err)
+		t.Fatalf("initialize: %v\n%s", err, logs.String())
 	}
 	if res.ServerInfo.Name != "mcp-tools" {
 		t.Errorf("server name = %q", res.ServerInfo.Name)
 	}
+	return c, ctx, logs
+}
+
+// TestServeStdio drives the real binary over a real pipe with mcp-go's
+// client.
+func TestServeStdio(t *testing.T) {
+	c, ctx, _ := serveClient(t, nil, nil, "serve", "--log-level", "debug")
 	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)

@@ -132,17 +132,11 @@ func (c *Command) environ() []string {
 // Call runs the program once.
 func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	name := c.cfg.Name
-	input, arguments, err := c.cfg.input(args)
+	ctx, input, arguments, done, err := c.cfg.begin(ctx, c.slots, args)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	release, err := c.slots.acquire(ctx, name)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	defer release()
-	ctx, cancel := withTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
+	defer done()
 
 	req := map[string]any{"input": input}
 	if arguments != nil {

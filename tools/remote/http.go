@@ -134,17 +134,11 @@ func (t *HTTP) Info() tools.Info { return t.info }
 // Call makes one request.
 func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	name := t.cfg.Name
-	input, arguments, err := t.cfg.input(args)
+	ctx, input, arguments, done, err := t.cfg.begin(ctx, t.slots, args)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	release, err := t.slots.acquire(ctx, name)
-	if err != nil {
-		return tools.Result{}, err
-	}
-	defer release()
-	ctx, cancel := withTimeout(ctx, t.cfg.Timeout)
-	defer cancel()
+	defer done()
 
 	u := *t.base
 	var body io.Reader

@@ -93,6 +93,21 @@ func (c *Common) input(args json.RawMessage) (string, json.RawMessage, error) {
 	return *in.Input, nil, nil
 }
 
+// begin starts one call: it reads the input, waits for a place (with
+// MaxConcurrency), and bounds ctx by the timeout. done ends the call.
+func (c *Common) begin(ctx context.Context, s slots, args json.RawMessage) (_ context.Context, input string, arguments json.RawMessage, done func(), err error) {
+	input, arguments, err = c.input(args)
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	release, err := s.acquire(ctx, c.Name)
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	ctx, cancel := withTimeout(ctx, c.Timeout)
+	return ctx, input, arguments, func() { cancel(); release() }, nil
+}
+
 // slots bounds concurrency; nil means no bound.
 type slots chan struct{}
 
