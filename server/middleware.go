@@ -61,10 +61,10 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 		}
 		in := renderInput(args, secret, plain)
 		if out.Err != nil {
-			s.log.LogAttrs(ctx, slog.LevelWarn, fmt.Sprintf("%s(%s) -> Error: %s", name, truncate(in, s.opts.LogTruncate), truncate(out.Err.Message, s.opts.LogTruncate)),
+			s.log.LogAttrs(ctx, slog.LevelWarn, name+"("+truncate(in, s.opts.LogTruncate)+") -> Error: "+truncate(out.Err.Message, s.opts.LogTruncate),
 				slog.String("tool", name), slog.String("kind", string(out.Err.Kind)), slog.Duration("duration", d))
 		} else {
-			s.log.LogAttrs(ctx, slog.LevelInfo, fmt.Sprintf("%s(%s) -> %s", name, truncate(in, s.opts.LogTruncate), truncate(out.Text, s.opts.LogTruncate)),
+			s.log.LogAttrs(ctx, slog.LevelInfo, name+"("+truncate(in, s.opts.LogTruncate)+") -> "+truncate(out.Text, s.opts.LogTruncate),
 				slog.String("tool", name), slog.Duration("duration", d))
 		}
 		if s.log.Enabled(ctx, slog.LevelDebug) {
@@ -122,7 +122,7 @@ func Redact(args json.RawMessage, secret []string) json.RawMessage {
 
 // truncate shortens s to at most n characters, marking the cut.
 func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)
