@@ -45,6 +45,11 @@ func startStdio(t *testing.T, env ...string) (*client.Client, *syncBuffer) {
 	if err != nil {
 		t.Fatalf("start child: %v", err)
 	}
+	// Start again (the transport ignores it) to install the client's
+	// notification dispatch, which the constructor leaves out.
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { c.Close() })
 	initialize(t, c)
 	return c, stderr
