@@ -160,32 +160,22 @@ type decodedArgs struct {
 
 type decodedArgsKey struct{}
 
-// sessionLimits bounds the calls in flight per session.
+// sessionLimits bounds the calls in flight per session. A sync.Map: every
+// call reads it, from many goroutines, and sessions rarely come and go.
 type sessionLimits struct {
 	max int
-	mu  sync.Mutex
-	sem map[string]chan struct{}
+	sem sync.Map // session id -> chan struct{}
 }
 
 func (l *sessionLimits) get(id string) chan struct{} {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.sem == nil {
-		l.sem = make(map[string]chan struct{})
+	if c, ok := l.sem.Load(id); ok {
+		return c.(chan struct{})
 	}
-	c, ok := l.sem[id]
-	if !ok {
-		c = make(chan struct{}, l.max)
-		l.sem[id] = c
-	}
-	return c
+	c, _ := l.sem.LoadOrStore(id, make(chan struct{}, l.max))
+	return c.(chan struct{})
 }
 
-func (l *sessionLimits) forget(id string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.sem, id)
-}
+func (l *sessionLimits) forget(id string) { l.sem.Delete(id) }
 
 // limitMiddleware makes a session's calls beyond MaxInFlight wait for a
 // free place (or for their context to end).
