@@ -91,30 +91,46 @@ func (s *Signer) mac(enc string) []byte {
 	return m.Sum(nil)
 }
 
+// Genuine reports whether state was issued by this signer and has not
+// expired, without binding it to a call or using it up.
+func (s *Signer) Genuine(state string) bool {
+	_, err := s.open(state)
+	return err == nil
+}
+
+// open checks a state's MAC and expiry and returns its payload.
+func (s *Signer) open(state string) (payload, error) {
+	enc, sig, ok := bytesCut(state)
+	if !ok {
+		return payload{}, ErrForged
+	}
+	got, err := base64.RawURLEncoding.DecodeString(sig)
+	if err != nil || !hmac.Equal(got, s.mac(enc)) {
+		return payload{}, ErrForged
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(enc)
+	if err != nil {
+		return payload{}, ErrForged
+	}
+	var p payload
+	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&p); err != nil {
+		return payload{}, ErrForged
+	}
+	if s.now().UnixMilli() > p.Expiry {
+		return payload{}, ErrExpired
+	}
+	return p, nil
+}
+
 // Verify checks a state against the call it comes back with. A state
 // verifies once: a second Verify of it is ErrReplayed. A state that does not
 // match the call is not used up.
 func (s *Signer) Verify(state string, b Binding) error {
-	enc, sig, ok := bytesCut(state)
-	if !ok {
-		return ErrForged
-	}
-	got, err := base64.RawURLEncoding.DecodeString(sig)
-	if err != nil || !hmac.Equal(got, s.mac(enc)) {
-		return ErrForged
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(enc)
+	p, err := s.open(state)
 	if err != nil {
-		return ErrForged
-	}
-	var p payload
-	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&p); err != nil {
-		return ErrForged
+		return err
 	}
 	now := s.now()
-	if now.UnixMilli() > p.Expiry {
-		return ErrExpired
-	}
 	if p.Session != b.Session || p.Tool != b.Tool || p.Args != canonicalHash(b.Args) {
 		return fmt.Errorf("%w: it was issued for another session, tool or arguments", ErrMismatch)
 	}

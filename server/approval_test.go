@@ -548,3 +548,20 @@ func TestMoreWaitingCallsThanWorkers(t *testing.T) {
 		t.Errorf("asked %d times, want 6", n)
 	}
 }
+
+// TestMadeUpStateDoesNotDodgeTheBudget: only a state this server issued
+// spares a retry from the budget.
+func TestMadeUpStateDoesNotDodgeTheBudget(t *testing.T) {
+	var o outbox
+	reg, _ := tools.NewRegistry(append(testTools(), o.tool())...)
+	url := startRegistry(t, reg, server.Options{MaxCallsPerSession: 1})
+	args := map[string]any{"to": "bob", "body": "hi"}
+	first := modernPost(t, url, map[string]any{"name": "send", "arguments": args, "requestState": "made-up", "inputResponses": acceptResponse(t)})
+	if first["isError"] != true {
+		t.Fatalf("a made-up state was accepted: %v", first)
+	}
+	second := modernPost(t, url, map[string]any{"name": "send", "arguments": args})
+	if content, _ := second["content"].([]any); second["isError"] != true || !strings.Contains(fmt.Sprint(content), "budget") {
+		t.Errorf("second call = %v, want the budget of 1 spent by the made-up retry", second)
+	}
+}

@@ -72,17 +72,18 @@ func budgetKey(ctx context.Context) string {
 }
 
 // budgetMiddleware refuses calls past the per-session budget. It sits after
-// validation (a refused call does not count) and before approval. A gated
-// call that comes back with a person's answer (the multi round-trip retry)
-// was counted on its first leg and is not counted again; were its state
-// forged, approval refuses it and nothing runs.
+// validation (a refused call does not count) and before approval. A call
+// that may ask a person (gated, or a pipeline with a gated step) and comes
+// back with the answer (the multi round-trip retry) was counted on its
+// first leg and is not counted again; were its state forged, approval
+// refuses it and nothing runs.
 func (s *Server) budgetMiddleware(gated bool) tools.Middleware {
 	return func(_ tools.Info, next tools.Func) tools.Func {
 		if s.budgets.max <= 0 {
 			return next
 		}
 		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-			if _, retry := roundTripFrom(ctx); !(gated && retry) && !s.budgets.take(budgetKey(ctx)) {
+			if !(gated && s.isGenuineRetry(ctx)) && !s.budgets.take(budgetKey(ctx)) {
 				return tools.Result{}, &tools.Error{Kind: tools.KindBudgetExhausted,
 					Message: fmt.Sprintf("tool call budget of %d calls exhausted for this session", s.budgets.max)}
 			}
@@ -194,3 +195,11 @@ func (s *Server) timeoutMiddleware(info tools.Info, next tools.Func) tools.Func 
 }
 
 var errTimedOut = errors.New("call timed out")
+
+// isGenuineRetry reports whether the call carries an approval state this
+// server issued and that has not expired: the second leg of a call that
+// was counted on its first. A made-up state is counted like any call.
+func (s *Server) isGenuineRetry(ctx context.Context) bool {
+	rt, ok := roundTripFrom(ctx)
+	return ok && s.approvals.signer.Genuine(rt.RequestState)
+}

@@ -211,6 +211,11 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		// and per call; logMiddleware writes the one line per call.
 	)
 
+	gatedTools := map[string]bool{}
+	for _, t := range reg.Tools() {
+		name := t.Info().Name
+		gatedTools[name] = opts.Approval.Gated(name, approval.IsGated(t))
+	}
 	var serverTools []mcpserver.ServerTool
 	steps := map[string]tools.Func{}
 	for _, t := range reg.Tools() {
@@ -226,7 +231,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server: tool %q: input schema: %w", info.Name, err)
 		}
-		gated := opts.Approval.Gated(info.Name, approval.IsGated(t))
+		gated := gatedTools[info.Name]
 		if gated && !info.Annotations.ReadOnly {
 			// Clients can warn too: a gated tool is published as destructive.
 			info.Annotations.Destructive = true
@@ -237,7 +242,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			s.logMiddleware,
 			s.limitMiddleware,
 			validateMiddleware(v),
-			s.budgetMiddleware(gated),
+			s.budgetMiddleware(asksAPerson(reg, t, gatedTools, 0)),
 			s.approvalMiddleware(info, gated, v),
 			s.globalLimitMiddleware,
 			limit,
@@ -269,6 +274,24 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 	}
 	s.mcp.AddTools(serverTools...)
 	return s, nil
+}
+
+// asksAPerson reports whether a call of t may ask a person: t is gated, or
+// it is a composite with a gated step (at any depth).
+func asksAPerson(reg *tools.Registry, t tools.Tool, gated map[string]bool, depth int) bool {
+	if gated[t.Info().Name] {
+		return true
+	}
+	c, ok := t.(interface{ StepNames() []string })
+	if !ok || depth > 8 {
+		return false
+	}
+	for _, name := range c.StepNames() {
+		if st, ok := reg.Lookup(name); ok && asksAPerson(reg, st, gated, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // composite is a tool made of other tools of the registry (a pipeline):
