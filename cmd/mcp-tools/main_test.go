@@ -81,6 +81,12 @@ func TestCLI(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, 2, "", "unknown command"},
 		{"bad flag", []string{"serve", "--no-such-flag"}, 2, "", "no-such-flag"},
 		{"bad log level", []string{"list", "--log-level", "loud"}, 2, "", "unknown log level"},
+		{"require approval, no way to ask", []string{"call", "--require-approval", "calculator", "calculator", `{"input": "1+1"}`}, 1, "Tool 'calculator' requires approval but the connected client does not support elicitation", ""},
+		{"require approval, allow fallback", []string{"call", "--require-approval", "calculator", "--approval-fallback", "allow", "calculator", `{"input": "1+1"}`}, 0, "2", ""},
+		{"require approval of an unknown tool", []string{"list", "--require-approval", "ghost"}, 2, "", `unknown tool "ghost"`},
+		{"budget flag", []string{"call", "--max-calls-per-session", "1", "calculator", `{"input": "1+1"}`}, 0, "2", ""},
+		{"file_write is gated by default", []string{"call", "--root", "testdata-none", "file_write", `{"path": "x.txt", "content": "y"}`}, 2, "", "testdata-none"},
+		{"file_write gated: denied without elicitation", []string{"call", "--root", ".", "file_write", `{"path": "never-written.txt", "content": "y"}`}, 1, "requires approval", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
