@@ -32,6 +32,7 @@ const (
 	Edit
 )
 
+// String names the decision: approve, reject or edit.
 func (d Decision) String() string {
 	switch d {
 	case Approve:

@@ -38,6 +38,7 @@ type Error struct {
 	Err     error // the underlying cause, if any; never shown to the client
 }
 
+// Error returns the message for the model.
 func (e *Error) Error() string { return e.Message }
 
 // Unwrap returns the underlying cause.

@@ -82,6 +82,7 @@ type ExitError struct {
 	Stderr string
 }
 
+// Error says the exit status and what the program wrote to stderr.
 func (e *ExitError) Error() string {
 	if e.Stderr == "" {
 		return fmt.Sprintf("exit status %d", e.Code)

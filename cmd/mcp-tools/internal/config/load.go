@@ -35,6 +35,7 @@ type Error struct {
 	Problems []Problem
 }
 
+// Error lists every problem, one per line, as file:line: path: message.
 func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d problem", e.File, len(e.Problems))
