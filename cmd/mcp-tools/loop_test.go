@@ -80,15 +80,39 @@ func (m *model) call(s step) (*mcp.CallToolResult, error) {
 	return res, err
 }
 
+// turn plays one user turn: the scripted model answers directly when it
+// can, and otherwise calls the tool its script names and answers with the
+// result.
+func (m *model) turn(question string) string {
+	m.results = nil
+	switch {
+	case strings.HasPrefix(question, "Hello"):
+		return "Hello! How can I help?"
+	case strings.Contains(question, "capital of"):
+		res, err := m.call(step{"search_information", map[string]any{"query": question}})
+		if err != nil || res.IsError {
+			return "I could not find out."
+		}
+		return text(res)
+	}
+	return "I do not know."
+}
+
 func TestToolUseLoop(t *testing.T) {
 	c, logs, _ := demoServer(t, nil)
 	m := &model{t: t, c: c}
 
 	t.Run("direct answer calls no tool", func(t *testing.T) {
 		before := strings.Count(logs.String(), "tool=")
-		answer := "Hello! How can I help?" // the model answers from its own knowledge
-		if answer == "" || strings.Count(logs.String(), "tool=") != before {
-			t.Error("a tool was called for a direct answer")
+		answer := m.turn("Hello!")
+		if answer != "Hello! How can I help?" || len(m.results) != 0 {
+			t.Errorf("answer %q after %d tool results, want a direct answer", answer, len(m.results))
+		}
+		if after := strings.Count(logs.String(), "tool="); after != before {
+			t.Errorf("the server saw %d tool calls for a direct answer", after-before)
+		}
+		if answer := m.turn("What is the capital of France?"); answer != "Paris" || len(m.results) != 1 {
+			t.Errorf("a question that needs a tool: answer %q after %d results", answer, len(m.results))
 		}
 	})
 
