@@ -71,6 +71,7 @@ type CommandConfig struct {
 type Command struct {
 	cfg   CommandConfig
 	info  tools.Info
+	env   []string // the child's environment, built once
 	slots slots
 }
 
@@ -110,21 +111,22 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 	if cfg.KillGrace == 0 {
 		cfg.KillGrace = DefaultKillGrace
 	}
-	return &Command{cfg: cfg, info: cfg.info(), slots: newSlots(cfg.MaxConcurrency)}, nil
+	return &Command{cfg: cfg, info: cfg.info(), env: environ(cfg.Env), slots: newSlots(cfg.MaxConcurrency)}, nil
 }
 
 // Info returns the descriptor.
 func (c *Command) Info() tools.Info { return c.info }
 
-// environ builds the child's environment.
-func (c *Command) environ() []string {
+// environ builds a child's environment: InheritedEnv from the server's,
+// then the tool's own variables.
+func environ(own map[string]string) []string {
 	var env []string
 	for _, k := range InheritedEnv {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
 	}
-	for k, v := range c.cfg.Env {
+	for k, v := range own {
 		env = append(env, k+"="+v)
 	}
 	return env
@@ -147,7 +149,7 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 
 	cmd := exec.Command(c.cfg.Command[0], c.cfg.Command[1:]...)
 	cmd.Dir = c.cfg.Dir
-	cmd.Env = c.environ()
+	cmd.Env = c.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdout := &capped{max: c.cfg.MaxStdout}
 	cmd.Stdout = stdout
