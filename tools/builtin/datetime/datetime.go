@@ -27,13 +27,39 @@ import (
 	"github.com/mcp-tools/mcp-tools/tools"
 )
 
-// MaxInputLength is the longest command accepted.
-const MaxInputLength = 256
+// Defaults for Config's zero values.
+const (
+	// DefaultMaxLength is the longest command accepted, in bytes.
+	DefaultMaxLength = 256
+	// DefaultMaxAmount is the largest N in one "+ N unit" term.
+	DefaultMaxAmount = 100000
+)
 
-// Config configures datetime. The zero value uses the real clock.
+// Config configures datetime. The zero value uses the real clock and the
+// defaults.
 type Config struct {
 	// Now is the clock. Nil: time.Now.
 	Now func() time.Time
+	// MaxLength is the longest command accepted, in bytes. Zero:
+	// DefaultMaxLength (256).
+	MaxLength int
+	// MaxAmount is the largest N in one "+ N unit" term (larger ones are
+	// refused, which keeps the arithmetic far from overflow). Zero:
+	// DefaultMaxAmount (100000).
+	MaxAmount int
+}
+
+func (c Config) withDefaults() Config {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.MaxLength <= 0 {
+		c.MaxLength = DefaultMaxLength
+	}
+	if c.MaxAmount <= 0 {
+		c.MaxAmount = DefaultMaxAmount
+	}
+	return c
 }
 
 // Name is the tool's name.
@@ -44,10 +70,7 @@ const usage = `now | now in ZONE | today | today in ZONE | DATE + N UNIT [- N UN
 
 // New returns the datetime tool.
 func New(cfg Config) tools.Tool {
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
-	}
+	cfg = cfg.withDefaults()
 	info := tools.Info{
 		Name: Name,
 		Description: "Answer date and time questions exactly, instead of guessing: the current time or date (in any IANA time zone), " +
@@ -56,7 +79,7 @@ func New(cfg Config) tools.Tool {
 		Annotations: tools.Annotations{Title: "Date and time", ReadOnly: true},
 	}
 	return tools.NewPlain(info, func(_ context.Context, input string) (tools.Result, error) {
-		return Run(input, now())
+		return cfg.run(input, cfg.Now())
 	})
 }
 
@@ -67,14 +90,18 @@ var (
 	termRE    = regexp.MustCompile(`(?i)\s*([+-])\s*(\d+)\s*(minute|hour|day|week|month|year)s?\s*`)
 )
 
-// Run answers one command at the instant now.
+// Run answers one command at the instant now, with the default limits.
 func Run(input string, now time.Time) (tools.Result, error) {
+	return Config{}.withDefaults().run(input, now)
+}
+
+func (c Config) run(input string, now time.Time) (tools.Result, error) {
+	if len(input) > c.MaxLength {
+		return tools.Result{}, tools.InvalidArgs("the command is %d characters long; the limit is %d", len(input), c.MaxLength)
+	}
 	in := strings.TrimSpace(input)
 	if in == "" {
 		return tools.Result{}, tools.InvalidArgs("empty command; use one of: %s", usage)
-	}
-	if len(in) > MaxInputLength {
-		return tools.Result{}, tools.InvalidArgs("the command is %d characters long; the limit is %d", len(in), MaxInputLength)
 	}
 	if m := betweenRE.FindStringSubmatch(in); m != nil {
 		a, err := parseDate(m[1], now)
@@ -110,7 +137,7 @@ func Run(input string, now time.Time) (tools.Result, error) {
 		}
 		loc = l
 	}
-	t, dateOnly, err := evalExpr(expr, now, loc)
+	t, dateOnly, err := evalExpr(expr, now, loc, c.MaxAmount)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -139,7 +166,7 @@ func zoneName(t time.Time, loc *time.Location) string {
 
 // evalExpr evaluates "BASE [± N UNIT]...". dateOnly reports whether the
 // answer is a date rather than an instant.
-func evalExpr(expr string, now time.Time, loc *time.Location) (time.Time, bool, error) {
+func evalExpr(expr string, now time.Time, loc *time.Location, maxAmount int) (time.Time, bool, error) {
 	base, rest := expr, ""
 	if i := termRE.FindStringIndex(expr); i != nil {
 		base, rest = strings.TrimSpace(expr[:i[0]]), expr[i[0]:]
@@ -169,8 +196,8 @@ func evalExpr(expr string, now time.Time, loc *time.Location) (time.Time, bool, 
 		}
 		m := termRE.FindStringSubmatch(rest)
 		n, err := strconv.Atoi(m[2])
-		if err != nil || n > 100000 {
-			return time.Time{}, false, tools.InvalidArgs("%q is too large: at most 100000 per term", m[2])
+		if err != nil || n > maxAmount {
+			return time.Time{}, false, tools.InvalidArgs("%q is too large: at most %d per term", m[2], maxAmount)
 		}
 		if m[1] == "-" {
 			n = -n

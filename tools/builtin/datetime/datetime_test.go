@@ -87,6 +87,35 @@ func TestToolUsesInjectedClock(t *testing.T) {
 	toolstest.Check(t, tool)
 }
 
+func TestLimits(t *testing.T) {
+	fixed := func() time.Time { return clock }
+	tests := []struct {
+		name  string
+		cfg   datetime.Config
+		input string
+		want  string // empty: success
+	}{
+		{"default length passes", datetime.Config{Now: fixed}, "2024-01-01 + 5 days" + strings.Repeat(" ", 200), ""},
+		{"default length refuses", datetime.Config{Now: fixed}, "today" + strings.Repeat(" ", 252), "257 characters long; the limit is 256"},
+		{"custom length", datetime.Config{Now: fixed, MaxLength: 10}, "days between 2024-01-01 and 2024-12-25", "the limit is 10"},
+		{"default amount passes", datetime.Config{Now: fixed}, "2024-01-01 + 100000 days", ""},
+		{"default amount refuses", datetime.Config{Now: fixed}, "2024-01-01 + 100001 days", "at most 100000 per term"},
+		{"custom amount", datetime.Config{Now: fixed, MaxAmount: 12}, "2024-01-01 + 13 months", "at most 12 per term"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, _ := json.Marshal(map[string]string{"input": tt.input})
+			r := tools.Outcome(datetime.New(tt.cfg).Call(context.Background(), args))
+			switch {
+			case tt.want == "" && r.Err != nil:
+				t.Errorf("got error %v, want success", r.Err)
+			case tt.want != "" && (r.Err == nil || !strings.Contains(r.Err.Message, tt.want)):
+				t.Errorf("got %q %v, want an error containing %q", r.Text, r.Err, tt.want)
+			}
+		})
+	}
+}
+
 func FuzzDatetime(f *testing.F) {
 	for _, s := range []string{"now", "today in Asia/Tokyo", "2024-01-01 + 5 days", "days between 2024-01-01 and 2024-12-25", "weekday of 2024-07-04", "2024-03-10T10:00:00Z in Europe/Paris", "x in y in z"} {
 		f.Add(s)
