@@ -110,6 +110,33 @@ func TestDepthCheckedBeforeParsing(t *testing.T) {
 	}
 }
 
+func TestConfigLimits(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  calc.Config
+		expr string
+		want string // empty: success
+	}{
+		{"default length passes", calc.Config{}, strings.Repeat("1+", 511) + "1", ""},
+		{"custom length refuses", calc.Config{MaxLength: 8}, "1+2+3+4+5", "9 characters long; the limit is 8"},
+		{"default depth passes", calc.Config{}, strings.Repeat("(", 64) + "1" + strings.Repeat(")", 64), ""},
+		{"custom depth passes", calc.Config{MaxDepth: 2}, "((1))", ""},
+		{"custom depth refuses", calc.Config{MaxDepth: 2}, "(((1)))", "nested 3 deep; the limit is 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, _ := json.Marshal(map[string]string{"input": tt.expr})
+			r := tools.Outcome(calc.New(tt.cfg).Call(context.Background(), args))
+			switch {
+			case tt.want == "" && r.Err != nil:
+				t.Errorf("got error %v, want success", r.Err)
+			case tt.want != "" && (r.Err == nil || !strings.Contains(r.Err.Message, tt.want)):
+				t.Errorf("got %q %v, want an error containing %q", r.Text, r.Err, tt.want)
+			}
+		})
+	}
+}
+
 func TestConformance(t *testing.T) {
 	toolstest.Check(t, calc.New(calc.Config{}))
 }

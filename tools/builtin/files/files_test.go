@@ -139,6 +139,33 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+func TestDeviceRefused(t *testing.T) {
+	root, ts := sandbox(t, files.Config{})
+	must(t, os.Symlink("/dev/zero", filepath.Join(root, "link_dev")))
+	if r := call(t, ts["file_read"], map[string]any{"path": "link_dev"}); r.Err == nil || !strings.Contains(r.Err.Message, "outside the root") {
+		t.Errorf("read through a symlink to /dev/zero = %q %v, want a refusal", r.Text, r.Err)
+	}
+	// A device node inside the root: only a privileged test run can make one.
+	if err := syscall.Mknod(filepath.Join(root, "null"), syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Skipf("cannot make a device node here: %v", err)
+	}
+	for _, tc := range []struct{ tool, want string }{
+		{"file_read", "is a device, not a regular file"},
+		{"file_write", "is a device, not a regular file"},
+	} {
+		r := call(t, ts[tc.tool], map[string]any{"path": "null", "content": "x"})
+		if r.Err == nil || !strings.Contains(r.Err.Message, tc.want) {
+			t.Errorf("%s on a device = %q %v, want an error containing %q", tc.tool, r.Text, r.Err, tc.want)
+		}
+	}
+	r := call(t, ts["file_list"], map[string]any{"glob": "null"})
+	var out files.ListOutput
+	must(t, json.Unmarshal([]byte(r.Text), &out))
+	if len(out.Entries) != 1 || out.Entries[0].Type != "other" {
+		t.Errorf("list of a device = %+v, want one entry of type other", out.Entries)
+	}
+}
+
 func TestWrite(t *testing.T) {
 	root, ts := sandbox(t, files.Config{MaxWriteBytes: 32})
 	w := ts["file_write"]

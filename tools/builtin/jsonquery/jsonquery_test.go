@@ -80,6 +80,32 @@ func TestQueryRefusals(t *testing.T) {
 	}
 }
 
+func TestMaxInputBytes(t *testing.T) {
+	big := `"` + strings.Repeat("a", 1<<20-2) + `"` // exactly 1 MiB
+	tests := []struct {
+		name string
+		cfg  jsonquery.Config
+		doc  string
+		want string // empty: success
+	}{
+		{"default passes 1 MiB", jsonquery.Config{}, big, ""},
+		{"default refuses 1 MiB + 1", jsonquery.Config{}, big + " ", "1048577 bytes; the limit is 1048576"},
+		{"custom refuses", jsonquery.Config{MaxInputBytes: 10}, `[1,2,3,4,5]`, "11 bytes; the limit is 10"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, _ := json.Marshal(map[string]string{"json_path": "$", "json": tt.doc})
+			r := tools.Outcome(jsonquery.New(tt.cfg).Call(context.Background(), args))
+			switch {
+			case tt.want == "" && r.Err != nil:
+				t.Errorf("got error %v, want success", r.Err)
+			case tt.want != "" && (r.Err == nil || !strings.Contains(r.Err.Message, tt.want)):
+				t.Errorf("got error %v, want one containing %q", r.Err, tt.want)
+			}
+		})
+	}
+}
+
 func TestConformance(t *testing.T) { toolstest.Check(t, jsonquery.New(jsonquery.Config{})) }
 
 func FuzzJSONQuery(f *testing.F) {
