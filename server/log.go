@@ -69,7 +69,7 @@ func NewLogger(cfg LogConfig) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: replace})), nil
 	case "", "text":
 		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			return slog.New(tint.NewHandler(w, &tint.Options{Level: level, TimeFormat: time.TimeOnly, ReplaceAttr: replace})), nil
+			return slog.New(tint.NewTextHandler(w, &tint.Options{Level: level, TimeFormat: time.TimeOnly, ReplaceAttr: replace})), nil
 		}
 		return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: replace})), nil
 	}

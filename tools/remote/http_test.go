@@ -132,7 +132,7 @@ func TestHTTPFailures(t *testing.T) {
 		code    int
 	}{
 		{"4xx", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no such thing", 404) }, 0, "HTTP 404: no such thing", tools.KindExecutionFailed, 404},
-		{"5xx", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down for maintenance", 503) }, 0, "HTTP 503: down for maintenance", tools.KindExecutionFailed, 503},
+		{"5xx", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down for maintenance", http.StatusServiceUnavailable) }, 0, "HTTP 503: down for maintenance", tools.KindExecutionFailed, 503},
 		{"timeout", func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-time.After(5 * time.Second):
