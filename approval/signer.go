@@ -91,14 +91,7 @@ func (s *Signer) mac(enc string) []byte {
 	return m.Sum(nil)
 }
 
-// Genuine reports whether state was issued by this signer and has not
-// expired, without binding it to a call or using it up.
-func (s *Signer) Genuine(state string) bool {
-	_, err := s.open(state)
-	return err == nil
-}
-
-// open checks a state's MAC and expiry and returns its payload.
+// open checks a state's MAC and returns its payload.
 func (s *Signer) open(state string) (payload, error) {
 	enc, sig, ok := bytesCut(state)
 	if !ok {
@@ -116,23 +109,28 @@ func (s *Signer) open(state string) (payload, error) {
 	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&p); err != nil {
 		return payload{}, ErrForged
 	}
-	if s.now().UnixMilli() > p.Expiry {
-		return payload{}, ErrExpired
-	}
 	return p, nil
 }
 
 // Verify checks a state against the call it comes back with. A state
 // verifies once: a second Verify of it is ErrReplayed. A state that does not
 // match the call is not used up.
+//
+// The checks run in this order: the MAC (ErrForged), the binding
+// (ErrMismatch), the age (ErrExpired), single use (ErrReplayed). An expired
+// state is never good for anything, so callers must not treat it as an
+// answer of any kind.
 func (s *Signer) Verify(state string, b Binding) error {
 	p, err := s.open(state)
 	if err != nil {
 		return err
 	}
-	now := s.now()
 	if p.Session != b.Session || p.Tool != b.Tool || p.Args != canonicalHash(b.Args) {
 		return fmt.Errorf("%w: it was issued for another session, tool or arguments", ErrMismatch)
+	}
+	now := s.now()
+	if now.UnixMilli() > p.Expiry {
+		return ErrExpired
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -84,7 +84,18 @@ func (s *Server) approvalMiddleware(info tools.Info, gated bool, v *schema.Valid
 		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 			sess, _ := tools.SessionFrom(ctx)
 			start := time.Now()
+			// charge spends the budget for a call that was not charged
+			// before: every call but the verified retry of one that asked.
+			charge := func() error {
+				if chargeLater(ctx, name) {
+					return s.charge(ctx)
+				}
+				return nil
+			}
 			if sess.ID != "" && s.approvals.memory.Remembered(sess.ID, name) {
+				if err := charge(); err != nil {
+					return tools.Result{}, err
+				}
 				s.logDecision(ctx, name, approval.Outcome{Decision: approval.Approve, By: "remembered"}, start)
 				return next(ctx, args)
 			}
@@ -99,6 +110,9 @@ func (s *Server) approvalMiddleware(info tools.Info, gated bool, v *schema.Valid
 					return tools.Result{}, err
 				}
 			} else {
+				if err := charge(); err != nil {
+					return tools.Result{}, err
+				}
 				var pending *inputRequired
 				out, pending, err = s.ask(ctx, info, args, form, v)
 				if pending != nil {
@@ -130,7 +144,9 @@ func (s *Server) approvalMiddleware(info tools.Info, gated bool, v *schema.Valid
 func (s *Server) resume(ctx context.Context, name string, args json.RawMessage, form approval.Form, rt mcp.MultiRoundTripParams, v *schema.Validator) (approval.Outcome, error) {
 	if err := s.approvals.signer.Verify(rt.RequestState, bindingFor(ctx, name, args)); err != nil {
 		if errors.Is(err, approval.ErrExpired) {
-			return s.timedOut(args), nil
+			// Never the on-timeout decision: a late answer and a replayed
+			// old state look the same, and neither may run the tool.
+			return approval.Outcome{Decision: approval.Reject, By: "timeout", Reason: fmt.Sprintf("Rejected: the answer came after the %s approval time limit; the tool did not run", s.approvals.policy.Timeout)}, nil
 		}
 		return approval.Outcome{Decision: approval.Reject, By: "state", Reason: fmt.Sprintf("Rejected: the approval answer was refused (%v); the tool did not run", err)}, nil
 	}

@@ -550,19 +550,28 @@ func TestMoreWaitingCallsThanWorkers(t *testing.T) {
 	}
 }
 
-// TestMadeUpStateDoesNotDodgeTheBudget: only a state this server issued
-// spares a retry from the budget.
+// TestMadeUpStateDoesNotDodgeTheBudget: a retry spares the budget only
+// with a state this server issued for that very call; anything else is
+// refused before it runs, and the budget still holds.
 func TestMadeUpStateDoesNotDodgeTheBudget(t *testing.T) {
 	var o outbox
 	reg, _ := tools.NewRegistry(append(testTools(), o.tool())...)
 	url := startRegistry(t, reg, server.Options{MaxCallsPerSession: 1})
 	args := map[string]any{"to": "bob", "body": "hi"}
-	first := modernPost(t, url, map[string]any{"name": "send", "arguments": args, "requestState": "made-up", "inputResponses": acceptResponse(t)})
-	if first["isError"] != true {
-		t.Fatalf("a made-up state was accepted: %v", first)
+	for range 3 {
+		r := modernPost(t, url, map[string]any{"name": "send", "arguments": args, "requestState": "made-up", "inputResponses": acceptResponse(t)})
+		if r["isError"] != true {
+			t.Fatalf("a made-up state was accepted: %v", r)
+		}
 	}
-	second := modernPost(t, url, map[string]any{"name": "send", "arguments": args})
-	if content, _ := second["content"].([]any); second["isError"] != true || !strings.Contains(fmt.Sprint(content), "budget") {
-		t.Errorf("second call = %v, want the budget of 1 spent by the made-up retry", second)
+	if len(o.list()) != 0 {
+		t.Fatalf("sent %v with made-up states", o.list())
+	}
+	first := modernPost(t, url, map[string]any{"name": "send", "arguments": args})
+	if first["resultType"] != "input_required" {
+		t.Fatalf("a genuine first leg = %v", first)
+	}
+	if r := modernPost(t, url, map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}); r["isError"] != true || !strings.Contains(fmt.Sprint(r["content"]), "budget") {
+		t.Errorf("the next call = %v, want the budget of 1 spent by the first leg", r)
 	}
 }

@@ -72,24 +72,45 @@ func budgetKey(ctx context.Context) string {
 }
 
 // budgetMiddleware refuses calls past the per-session budget. It sits after
-// validation (a refused call does not count) and before approval. A call
-// that may ask a person (gated, or a pipeline with a gated step) and comes
-// back with the answer (the multi round-trip retry) was counted on its
-// first leg and is not counted again; were its state forged, approval
-// refuses it and nothing runs.
+// validation, so a refused call does not count. For a gated tool it leaves
+// the charge to the approval middleware, which knows whether the call is the
+// retry of one already charged (a state it verified for this exact call) or
+// a call of its own; a made-up, replayed or foreign state is charged like
+// any call, or refused before anything runs.
 func (s *Server) budgetMiddleware(gated bool) tools.Middleware {
-	return func(_ tools.Info, next tools.Func) tools.Func {
+	return func(info tools.Info, next tools.Func) tools.Func {
 		if s.budgets.max <= 0 {
 			return next
 		}
+		name := info.Name
 		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-			if !(gated && s.isGenuineRetry(ctx)) && !s.budgets.take(budgetKey(ctx)) {
-				return tools.Result{}, &tools.Error{Kind: tools.KindBudgetExhausted,
-					Message: fmt.Sprintf("tool call budget of %d calls exhausted for this session", s.budgets.max)}
+			if gated {
+				return next(context.WithValue(ctx, chargeKey{}, name), args)
+			}
+			if err := s.charge(ctx); err != nil {
+				return tools.Result{}, err
 			}
 			return next(ctx, args)
 		}
 	}
+}
+
+type chargeKey struct{}
+
+// chargeLater reports whether the budget middleware left tool's charge to
+// the approval middleware.
+func chargeLater(ctx context.Context, tool string) bool {
+	name, _ := ctx.Value(chargeKey{}).(string)
+	return name != "" && name == tool
+}
+
+// charge spends one call of the caller's budget.
+func (s *Server) charge(ctx context.Context) error {
+	if !s.budgets.take(budgetKey(ctx)) {
+		return &tools.Error{Kind: tools.KindBudgetExhausted,
+			Message: fmt.Sprintf("tool call budget of %d calls exhausted for this session", s.budgets.max)}
+	}
+	return nil
 }
 
 // waitSlot takes a place in sem, waiting while ctx lives.
@@ -195,11 +216,3 @@ func (s *Server) timeoutMiddleware(info tools.Info, next tools.Func) tools.Func 
 }
 
 var errTimedOut = errors.New("call timed out")
-
-// isGenuineRetry reports whether the call carries an approval state this
-// server issued and that has not expired: the second leg of a call that
-// was counted on its first. A made-up state is counted like any call.
-func (s *Server) isGenuineRetry(ctx context.Context) bool {
-	rt, ok := roundTripFrom(ctx)
-	return ok && s.approvals.signer.Genuine(rt.RequestState)
-}

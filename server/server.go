@@ -242,7 +242,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			s.logMiddleware,
 			s.limitMiddleware,
 			validateMiddleware(v),
-			s.budgetMiddleware(asksAPerson(reg, t, gatedTools, 0)),
+			s.budgetMiddleware(gated),
 			s.approvalMiddleware(info, gated, v),
 			s.globalLimitMiddleware,
 			limit,
@@ -274,24 +274,6 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 	}
 	s.mcp.AddTools(serverTools...)
 	return s, nil
-}
-
-// asksAPerson reports whether a call of t may ask a person: t is gated, or
-// it is a composite with a gated step (at any depth).
-func asksAPerson(reg *tools.Registry, t tools.Tool, gated map[string]bool, depth int) bool {
-	if gated[t.Info().Name] {
-		return true
-	}
-	c, ok := t.(interface{ StepNames() []string })
-	if !ok || depth > 8 {
-		return false
-	}
-	for _, name := range c.StepNames() {
-		if st, ok := reg.Lookup(name); ok && asksAPerson(reg, st, gated, depth+1) {
-			return true
-		}
-	}
-	return false
 }
 
 // composite is a tool made of other tools of the registry (a pipeline):
