@@ -1,13 +1,11 @@
 package remote
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -151,12 +149,17 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 	cmd.Dir = c.cfg.Dir
 	cmd.Env = c.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdout := &capped{max: c.cfg.MaxStdout}
-	cmd.Stdout = stdout
-	errPipe, err := cmd.StderrPipe()
-	if err != nil {
-		return tools.Result{}, tools.Failed("tool %q: %v", name, err)
-	}
+	// Kill the group when the call ends early, or when output overflows.
+	overflow := make(chan struct{})
+	var once sync.Once
+	overflowed := func() { once.Do(func() { close(overflow) }) }
+	stdout := &capped{max: c.cfg.MaxStdout, onOverflow: overflowed}
+	stderr := &stderrWriter{max: c.cfg.MaxStderr, ctx: ctx, onOverflow: overflowed}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// A grandchild that left the group (setsid, a daemon) may hold the
+	// pipes open after the program exits: Wait gives up on them after the
+	// grace instead of waiting forever.
+	cmd.WaitDelay = c.cfg.KillGrace
 	inPipe, err := cmd.StdinPipe()
 	if err != nil {
 		return tools.Result{}, tools.Failed("tool %q: %v", name, err)
@@ -166,15 +169,6 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 		return tools.Result{}, tools.Failed("tool %q: cannot start %q: %v", name, c.cfg.Command[0], err)
 	}
 	pgid := cmd.Process.Pid
-
-	// Kill the group when the call ends early, or when output overflows.
-	overflow := make(chan struct{})
-	var once sync.Once
-	overflowed := func() { once.Do(func() { close(overflow) }) }
-	stdout.onOverflow = overflowed
-	stderr := &stderrReader{max: c.cfg.MaxStderr, ctx: ctx, onOverflow: overflowed}
-	var wg sync.WaitGroup
-	wg.Go(func() { stderr.read(errPipe) })
 	go func() {
 		if _, err := inPipe.Write(stdin); err != nil {
 			c.cfg.Logger.DebugContext(ctx, "subprocess did not read its input", "tool", name, "err", err)
@@ -183,10 +177,7 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 	}()
 
 	waited := make(chan error, 1)
-	go func() {
-		wg.Wait() // stderr fully read before Wait closes the pipe
-		waited <- cmd.Wait()
-	}()
+	go func() { waited <- cmd.Wait() }()
 	var waitErr error
 	killedFor := ""
 	select {
@@ -208,6 +199,11 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 		return tools.Result{}, tools.Failed("tool %q: its output exceeds the %d-byte limit", name, c.cfg.MaxStdout)
 	case stderr.over:
 		return tools.Result{}, tools.Failed("tool %q: its error output exceeds the %d-byte limit", name, c.cfg.MaxStderr)
+	}
+	if errors.Is(waitErr, exec.ErrWaitDelay) {
+		// The program exited 0; something it left behind kept a pipe open
+		// (and is gone now, with its group). What it wrote is its answer.
+		waitErr = nil
 	}
 	var exitErr *exec.ExitError
 	if errors.As(waitErr, &exitErr) {
@@ -306,38 +302,50 @@ func (w *capped) Write(p []byte) (int, error) {
 
 func (w *capped) Bytes() []byte { return w.buf.Bytes() }
 
-// stderrReader reads a program's stderr line by line: progress lines are
-// reported, the rest kept (capped) for the error message.
-type stderrReader struct {
+// stderrWriter takes a program's stderr: progress lines are reported as
+// they come, the rest is kept (capped) for the error message.
+type stderrWriter struct {
 	max        int64
 	ctx        context.Context
 	onOverflow func()
 
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	over bool
+	mu      sync.Mutex
+	partial []byte // the current line, not yet ended
+	buf     bytes.Buffer
+	over    bool
 }
 
-func (r *stderrReader) read(pipe io.Reader) {
-	br := bufio.NewReaderSize(pipe, 64<<10)
-	for {
-		line, err := br.ReadSlice('\n')
-		if len(line) > 0 && !r.progress(line) {
-			r.keep(line)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil {
-			_, _ = io.Copy(io.Discard, pipe)
-			return
-		}
-	}
-}
+// maxLine bounds a line held back while waiting for its end.
+const maxLine = 64 << 10
 
-func (r *stderrReader) keep(b []byte) {
+func (r *stderrWriter) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			r.partial = append(r.partial, p...)
+			if len(r.partial) > maxLine { // no progress line is this long
+				r.keep(r.partial)
+				r.partial = r.partial[:0]
+			}
+			break
+		}
+		line := p[:i+1]
+		if len(r.partial) > 0 {
+			line = append(r.partial, line...)
+			r.partial = r.partial[:0]
+		}
+		if !r.progress(line) {
+			r.keep(line)
+		}
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (r *stderrWriter) keep(b []byte) {
 	if r.over {
 		return
 	}
@@ -349,14 +357,17 @@ func (r *stderrReader) keep(b []byte) {
 	r.buf.Write(b)
 }
 
-func (r *stderrReader) text() string {
+func (r *stderrWriter) text() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if len(r.partial) > 0 && !r.over {
+		r.buf.Write(r.partial)
+	}
 	return r.buf.String()
 }
 
 // progress reports a progress line, or says it is not one.
-func (r *stderrReader) progress(line []byte) bool {
+func (r *stderrWriter) progress(line []byte) bool {
 	t := bytes.TrimSpace(line)
 	if len(t) == 0 || t[0] != '{' || !bytes.Contains(t, []byte(`"progress"`)) {
 		return false

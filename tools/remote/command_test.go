@@ -306,3 +306,34 @@ func TestNewCommandRefusesBadConfig(t *testing.T) {
 }
 
 func TestCommandConformance(t *testing.T) { toolstest.Check(t, command(t, "echo", nil)) }
+
+// TestCommandGrandchildHoldingPipes: a grandchild that left the process
+// group, or a background child, keeps the pipes open; the call still ends,
+// bounded by the timeout and the kill grace.
+func TestCommandGrandchildHoldingPipes(t *testing.T) {
+	mk := func(script string, timeout time.Duration) *remote.Command {
+		c, err := remote.NewCommand(remote.CommandConfig{
+			Common:    remote.Common{Name: "held", Description: "d", Timeout: timeout},
+			Command:   []string{"sh", filepath.Join("testdata", script)},
+			KillGrace: 200 * time.Millisecond,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	done := make(chan tools.Result, 1)
+	go func() { done <- run(t, mk("daemon.sh", 300*time.Millisecond), `{"input":""}`) }()
+	select {
+	case r := <-done:
+		if r.Err == nil || r.Err.Kind != tools.KindTimeout {
+			t.Errorf("daemon.sh = %+v, want a timeout", r.Err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call hung on a grandchild that left the group")
+	}
+	r := run(t, mk("background.sh", 10*time.Second), `{"input":""}`)
+	if r.Err != nil || r.Text != "ok" {
+		t.Errorf("background.sh = %q %v, want its answer", r.Text, r.Err)
+	}
+}
