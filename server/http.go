@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
@@ -62,6 +63,7 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 		origins:  s.opts.AllowedOrigins,
 		tokens:   s.opts.BearerTokens,
 		maxBytes: s.opts.MaxMessageBytes,
+		owners:   &s.owners,
 	}
 	ctxFunc := func(ctx context.Context, r *http.Request) context.Context {
 		return withPrincipal(ctx, principalOf(r, len(s.opts.BearerTokens) > 0))
@@ -69,12 +71,14 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 	mux := http.NewServeMux()
 	switch transport {
 	case TransportHTTP:
-		sm := &sessionManager{}
+		sm := &sessionManager{owners: &s.owners}
 		h := mcpserver.NewStreamableHTTPServer(s.mcp,
 			mcpserver.WithSessionIdManagerResolver(sessionResolver{m: sm, auth: len(s.opts.BearerTokens) > 0}),
 			mcpserver.WithHTTPContextFunc(ctxFunc),
 			mcpserver.WithStreamableHTTPLogger(s.log),
+			mcpserver.WithSessionIdleTTL(s.opts.SessionIdleTimeout),
 		)
+		g.sessionOf = func(r *http.Request) string { return r.Header.Get(mcp.HeaderSessionID) }
 		mux.Handle(PathMCP, g.wrap(h))
 		return &httpTransport{handler: mux, close: func(ctx context.Context) { h.CloseSessions(ctx) }}, nil
 	case TransportSSE:
@@ -88,7 +92,15 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 			// answers every SSE stream with Access-Control-Allow-Origin: *.
 			mcpserver.WithSSECORS(mcpserver.WithCORSAllowedOrigins(corsOrigins(s.opts.AllowedOrigins)...)),
 			mcpserver.WithKeepAlive(true),
+			// Random ids, each bound to the principal that opened the
+			// stream, so that no other token can post to the session.
+			mcpserver.WithSessionIDGenerator(func(_ context.Context, r *http.Request) (string, error) {
+				id := rand.Text()
+				s.owners.Store(id, principalOf(r, len(s.opts.BearerTokens) > 0))
+				return id, nil
+			}),
 		)
+		g.sessionOf = func(r *http.Request) string { return r.URL.Query().Get("sessionId") }
 		mux.Handle(PathSSE, g.wrap(h.SSEHandler()))
 		mux.Handle(PathMessage, g.wrap(h.MessageHandler()))
 		return &httpTransport{handler: mux, close: func(context.Context) { h.CloseSessions() }}, nil
@@ -151,6 +163,10 @@ type guard struct {
 	origins  []string
 	tokens   []string
 	maxBytes int64
+	// sessionOf reads the session a request names; owners maps session
+	// ids to the principal that opened them.
+	sessionOf func(*http.Request) string
+	owners    *sync.Map
 }
 
 func (g *guard) wrap(next http.Handler) http.Handler {
@@ -163,6 +179,17 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-tools"`)
 			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
 			return
+		}
+		// A session is only ever used by the principal that opened it: on
+		// every method (mcp-go's GET stream and DELETE do not ask the
+		// session manager first), and on both HTTP transports.
+		if len(g.tokens) > 0 && g.sessionOf != nil {
+			if id := g.sessionOf(r); id != "" {
+				if owner, known := g.owners.Load(id); known && owner != principalOf(r, true) {
+					http.Error(w, "Not Found: no such session", http.StatusNotFound)
+					return
+				}
+			}
 		}
 		if r.Body != nil && r.Method == http.MethodPost {
 			if r.ContentLength > g.maxBytes {
@@ -268,7 +295,7 @@ func principalOf(r *http.Request, auth bool) string {
 // which principal opened each, so that a session can be used only by it.
 type sessionManager struct {
 	inner  mcpserver.InsecureStatefulSessionIdManager
-	owners sync.Map // session id -> principal
+	owners *sync.Map // session id -> principal; the server's, shared with the guard
 }
 
 // sessionResolver hands each request a view of the manager bound to the
@@ -328,7 +355,7 @@ func (b boundSessions) Validate(id string) (bool, error) {
 
 func (b boundSessions) Terminate(id string) (bool, error) {
 	if _, known := b.m.owners.Load(id); known && !b.owned(id) {
-		return true, nil // not allowed: another principal's session
+		return false, fmt.Errorf("session not found: %s", id) // another principal's: not for them to see
 	}
 	b.m.owners.Delete(id)
 	return b.m.inner.Terminate(id)

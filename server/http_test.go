@@ -307,3 +307,77 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 		t.Errorf("ServeHTTP = %v, want nil after a clean shutdown", err)
 	}
 }
+
+// TestSessionsStayWithTheirToken: no other token may attach to a session's
+// stream, post to it or delete it, on either HTTP transport.
+func TestSessionsStayWithTheirToken(t *testing.T) {
+	tokens := []string{"tok-A", "tok-B"}
+	a := map[string]string{"Authorization": "Bearer tok-A"}
+	b := map[string]string{"Authorization": "Bearer tok-B"}
+	do := func(method, url string, headers map[string]string) int {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, method, url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, url, err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	with := func(h map[string]string, k, v string) map[string]string {
+		m := map[string]string{k: v}
+		for hk, hv := range h {
+			m[hk] = hv
+		}
+		return m
+	}
+
+	t.Run("streamable HTTP", func(t *testing.T) {
+		url := startHTTP(t, server.TransportHTTP, server.Options{BearerTokens: tokens})
+		id := rawPost(t, url+"/mcp", initBody, a).Header.Get("Mcp-Session-Id")
+		if id == "" {
+			t.Fatal("no session")
+		}
+		for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+			if code := do(method, url+"/mcp", with(b, "Mcp-Session-Id", id)); code != http.StatusNotFound {
+				t.Errorf("%s with another token: %d, want 404", method, code)
+			}
+		}
+		if code := do(http.MethodPost, url+"/mcp", with(a, "Mcp-Session-Id", id)); code != http.StatusOK {
+			t.Errorf("the owner's POST: %d", code)
+		}
+	})
+
+	t.Run("SSE", func(t *testing.T) {
+		url := startHTTP(t, server.TransportSSE, server.Options{BearerTokens: tokens})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/sse", nil)
+		req.Header.Set("Authorization", "Bearer tok-A")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		buf := make([]byte, 512)
+		n, _ := resp.Body.Read(buf)
+		_, endpoint, ok := strings.Cut(string(buf[:n]), "data: ")
+		if !ok {
+			t.Fatalf("no endpoint event in %q", buf[:n])
+		}
+		endpoint = url + strings.TrimSpace(strings.SplitN(endpoint, "\n", 2)[0])
+		if code := do(http.MethodPost, endpoint, b); code != http.StatusNotFound {
+			t.Errorf("another token posting to the session: %d, want 404", code)
+		}
+		if code := do(http.MethodPost, endpoint, a); code != http.StatusAccepted {
+			t.Errorf("the owner posting: %d, want 202", code)
+		}
+	})
+}

@@ -41,6 +41,8 @@ const (
 	DefaultMaxMessageBytes = 4 << 20
 	DefaultLogTruncate     = 200
 	DefaultShutdownGrace   = 10 * time.Second
+	// DefaultSessionIdleTimeout ends idle streamable HTTP sessions.
+	DefaultSessionIdleTimeout = time.Hour
 )
 
 // Meta keys added to every error result's _meta.
@@ -111,6 +113,10 @@ type Options struct {
 	// ShutdownGrace is how long in-flight calls may run after a shutdown
 	// begins before they are cancelled. Zero: DefaultShutdownGrace.
 	ShutdownGrace time.Duration
+	// SessionIdleTimeout ends a streamable HTTP session, and frees what the
+	// server keeps for it, after this long without a request. Zero:
+	// DefaultSessionIdleTimeout; negative: never.
+	SessionIdleTimeout time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -135,6 +141,9 @@ func (o Options) withDefaults() Options {
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = DefaultShutdownGrace
 	}
+	if o.SessionIdleTimeout == 0 {
+		o.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
 	if o.CallTimeout == 0 {
 		o.CallTimeout = DefaultCallTimeout
 	}
@@ -156,6 +165,8 @@ type Server struct {
 	reg   *tools.Registry
 	descs []mcp.Tool
 
+	// owners maps HTTP session ids to the principal that opened them.
+	owners    sync.Map
 	limits    sessionLimits
 	budgets   budgets
 	approvals approvals
@@ -203,6 +214,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		s.limits.forget(cs.SessionID())
 		s.budgets.forget("session:" + cs.SessionID())
 		s.approvals.memory.Forget(cs.SessionID())
+		s.owners.Delete(cs.SessionID())
 	})
 	s.mcp = mcpserver.NewMCPServer(opts.Name, opts.Version,
 		mcpserver.WithToolCapabilities(false),
