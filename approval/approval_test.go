@@ -271,3 +271,23 @@ func ExampleGate() {
 	fmt.Println(approval.IsGated(send), send.Info().Annotations.Destructive)
 	// Output: true true
 }
+
+func TestWebhookEditKeepsHiddenSecrets(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req approval.Request
+		json.NewDecoder(r.Body).Decode(&req)
+		var m map[string]any
+		json.Unmarshal(req.Arguments, &m)
+		m["to"] = "eve@x.io" // edit one field, echo the rest as received
+		b, _ := json.Marshal(map[string]any{"decision": "edit", "arguments": m})
+		w.Write(b)
+	}))
+	defer srv.Close()
+	out, err := (&approval.Webhook{URL: srv.URL}).Decide(context.Background(), approval.Request{}, mail.Info(), args, schema.MustCompile(mail.Info().InputSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out.Args), `"token":"s3cret"`) || !strings.Contains(string(out.Args), "eve@x.io") {
+		t.Errorf("edited args = %s, want the edit with the model's secret back", out.Args)
+	}
+}

@@ -111,6 +111,7 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 		if len(a.Arguments) == 0 {
 			return Outcome{}, errors.New("approval webhook: an edit without arguments")
 		}
+		a.Arguments = restoreSecrets(a.Arguments, args, info.Secret)
 		if v != nil {
 			if err := v.Validate(a.Arguments); err != nil {
 				return Outcome{}, &tools.Error{Kind: tools.KindInvalidArguments, Message: "the reviewer's edit is invalid: " + strings.TrimPrefix(tools.AsError(err).Message, "invalid arguments: "), Err: err}
@@ -138,6 +139,32 @@ func hideSecrets(args json.RawMessage, secret []string) json.RawMessage {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return args
+	}
+	return b
+}
+
+// restoreSecrets puts the model's secret values back where an edit echoed
+// the "[hidden]" the webhook was shown.
+func restoreSecrets(edited, original json.RawMessage, secret []string) json.RawMessage {
+	if len(secret) == 0 {
+		return edited
+	}
+	var e, o map[string]json.RawMessage
+	if json.Unmarshal(edited, &e) != nil || json.Unmarshal(original, &o) != nil {
+		return edited
+	}
+	for _, k := range secret {
+		if string(e[k]) == `"[hidden]"` {
+			if v, ok := o[k]; ok {
+				e[k] = v
+			} else {
+				delete(e, k)
+			}
+		}
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return edited
 	}
 	return b
 }

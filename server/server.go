@@ -13,8 +13,14 @@
 //	server-wide limit → tool limit and rate → timeout → Options.Middleware... → tool
 //
 // A panic anywhere inside is recovered; a call refused by validation never
-// reaches the budget or anything after it; a person's approval time holds
-// no concurrency place and is not charged to the call's timeout.
+// reaches the budget or anything after it. A call waiting for a person holds
+// one of its session's places (and, on stdio, a worker) but no server-wide
+// or per-tool place, and the wait is not charged to the call's timeout.
+//
+// Sessions: the per-session limit, budget and approval memory key on the
+// MCP session id. Requests of protocol 2026-07-28 over HTTP carry no session:
+// without bearer tokens they all share one limit and one budget; with
+// tokens, the budget belongs to the token.
 package server
 
 import (

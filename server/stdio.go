@@ -118,8 +118,14 @@ func (c *cancelledSet) observe(line []byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ids == nil || len(c.ids) >= maxCancelled {
+	if c.ids == nil {
 		c.ids = make(map[string]struct{})
+	}
+	if len(c.ids) >= maxCancelled {
+		for k := range c.ids { // drop one, not the lot
+			delete(c.ids, k)
+			break
+		}
 	}
 	c.ids[string(n.Params.RequestID)] = struct{}{}
 	c.n.Store(int32(len(c.ids)))
