@@ -312,6 +312,9 @@ func (s *sandbox) write(_ context.Context, in WriteInput) (WriteOutput, error) {
 			}
 		}
 	case errors.Is(err, fs.ErrNotExist):
+		if int64(len(in.Content)) > s.cfg.MaxWriteBytes {
+			return WriteOutput{}, tools.InvalidArgs("the content is %d bytes; the limit is %d", len(in.Content), s.cfg.MaxWriteBytes)
+		}
 		if dir := path.Dir(p); dir != "." {
 			if err := s.root.MkdirAll(dir, 0o755); err != nil {
 				return WriteOutput{}, fsError(in.Path, err)

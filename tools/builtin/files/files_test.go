@@ -250,3 +250,13 @@ func TestConformance(t *testing.T) {
 		toolstest.Check(t, tl)
 	}
 }
+
+func TestOversizeNewFileCreatesNoFolders(t *testing.T) {
+	root, ts := sandbox(t, files.Config{MaxWriteBytes: 8})
+	if r := call(t, ts["file_write"], map[string]any{"path": "new/deep/f.txt", "content": "far too long"}); r.Err == nil {
+		t.Fatal("an over-size write succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(root, "new")); !os.IsNotExist(err) {
+		t.Errorf("a refused write left folders behind: %v", err)
+	}
+}
