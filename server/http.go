@@ -196,7 +196,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				writeTooLarge(w, g.maxBytes)
 				return
 			}
-			body, err := io.ReadAll(io.LimitReader(r.Body, g.maxBytes+1))
+			body, err := readBody(r, g.maxBytes)
 			if err != nil {
 				http.Error(w, "Bad Request: cannot read body", http.StatusBadRequest)
 				return
@@ -209,6 +209,19 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// readBody reads at most max+1 bytes of r's body, in one allocation when
+// the request says its length (net/http ends the body there).
+func readBody(r *http.Request, max int64) ([]byte, error) {
+	if n := r.ContentLength; n >= 0 && n <= max {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(io.LimitReader(r.Body, max+1))
 }
 
 func writeTooLarge(w http.ResponseWriter, limit int64) {
