@@ -32,15 +32,18 @@ const (
 	Edit
 )
 
-// String names the decision: approve, reject or edit.
+// String names the decision: "approve", "reject" or "edit" (and
+// "Decision(n)" for a value that is none of them).
 func (d Decision) String() string {
 	switch d {
+	case Reject:
+		return "reject"
 	case Approve:
 		return "approve"
 	case Edit:
 		return "edit"
 	}
-	return "reject"
+	return fmt.Sprintf("Decision(%d)", int(d))
 }
 
 // Outcome is a decision with what follows from it.
@@ -104,16 +107,22 @@ type Policy struct {
 // Validate reports a policy that cannot work.
 func (p Policy) Validate() error {
 	if _, err := ParseFallback(string(p.Fallback)); err != nil {
-		return err
+		return fmt.Errorf("approval policy: %w", err)
 	}
 	if p.Fallback == FallbackWebhook && (p.Webhook == nil || p.Webhook.URL == "") {
-		return errors.New("the webhook fallback needs a webhook URL")
+		return errors.New("approval policy: the webhook fallback needs a webhook URL")
 	}
-	if p.OnTimeout == Edit {
-		return errors.New("the on-timeout decision is reject or approve")
+	if p.OnTimeout != Reject && p.OnTimeout != Approve {
+		return fmt.Errorf("approval policy: the on-timeout decision is %s; use reject or approve", p.OnTimeout)
 	}
 	if p.Timeout < 0 {
-		return errors.New("the approval timeout must be positive")
+		return fmt.Errorf("approval policy: the timeout is %s; use a positive duration, or 0 for %s", p.Timeout, DefaultTimeout)
+	}
+	if p.Webhook != nil && p.Webhook.Timeout < 0 {
+		return fmt.Errorf("approval policy: the webhook timeout is %s; use a positive duration, or 0 for %s", p.Webhook.Timeout, DefaultWebhookTimeout)
+	}
+	if p.Webhook != nil && p.Webhook.MaxAnswerBytes < 0 {
+		return fmt.Errorf("approval policy: the webhook's answer cap is %d bytes; use a positive size, or 0 for %d", p.Webhook.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	}
 	return nil
 }
@@ -148,7 +157,12 @@ func (g gated) Info() tools.Info {
 // Gate marks t as needing a person's approval before each call. The tool
 // is published as destructive (unless it is read-only), so clients can warn
 // too. The gate itself is applied by the server that serves the tool.
-func Gate(t tools.Tool) tools.Tool { return gated{t} }
+func Gate(t tools.Tool) tools.Tool {
+	if IsGated(t) {
+		return t
+	}
+	return gated{t}
+}
 
 // IsGated reports whether t was marked with Gate.
 func IsGated(t tools.Tool) bool {

@@ -3,10 +3,10 @@ package approval
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"sort"
+	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
@@ -16,139 +16,235 @@ import (
 // requested schema (elicitation allows only strings, numbers, integers,
 // booleans and string enums), one field per top-level argument with the
 // model's value as its default, and a "remember for this session" box.
+//
+// A Form is made by NewForm and read by Decide; it is not changed after
+// it is made, so it may be used by several goroutines at once.
 type Form struct {
+	// Message asks the question: which tool wants to run, and with what.
 	Message string
-	Schema  json.RawMessage
-
-	// RememberKey is the field of the remember box.
+	// Schema is the requested schema: a JSON Schema object whose
+	// properties are all flat, with no required list.
+	Schema json.RawMessage
+	// RememberKey is the name of the "remember for this session" box in
+	// Schema: "remember", or "remember_for_session" (then
+	// "_remember_for_session"...) when the tool has an argument called so.
 	RememberKey string
 
-	fields    map[string]field
+	fields    map[string]field // by argument name
 	validator *schema.Validator
-	secret    map[string]bool
 }
 
-// field is how one argument is shown.
+// field is how one argument is shown on the form.
 type field struct {
-	asJSON bool // a nested value shown as JSON text
+	asJSON bool // shown as JSON text, read back as JSON
+	secret bool // shown without its value; left empty, the model's value stays
 }
 
-// shortLen is how much of a value the message shows.
-const shortLen = 80
+// The lengths of what the form and the reasons show. They only bound text
+// written for people; arguments themselves are never cut.
+const (
+	// MessageValueLen is how many characters of each value the form's
+	// message shows; the rest is cut and counted ("(142 more characters)").
+	MessageValueLen = 80
+	// SummaryValueLen is how many characters of each value a Summary shows.
+	SummaryValueLen = 60
+	// SummaryLen is the most characters a Summary has, when the caller
+	// gives no limit.
+	SummaryLen = 200
+)
 
-// NewForm builds the form for a call of info's tool with args, a JSON
-// object.
+// hidden stands for the value of a secret argument wherever people could
+// read it.
+const hidden = "[hidden]"
+
+// formatsAllowed are the string formats an elicitation schema may carry.
+var formatsAllowed = map[string]bool{"email": true, "uri": true, "date": true, "date-time": true}
+
+// NewForm builds the form for a call of the tool described by info with
+// args, a JSON object. Each top-level argument becomes a property whose
+// default is the model's value; its type, enum and description come from
+// info.InputSchema when they are flat, and otherwise the value is shown as
+// JSON text. Secret arguments (info.Secret) get a property without a
+// default. Properties of the input schema that the model left out are on
+// the form too, without a default, so the reviewer can add them.
+//
+// NewForm fails only when args is not a JSON object.
 func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
-	var values map[string]json.RawMessage
-	if err := json.Unmarshal(args, &values); err != nil {
-		return Form{}, fmt.Errorf("approval: arguments are not an object: %w", err)
+	given, err := objectFields(args)
+	if err != nil {
+		return Form{}, fmt.Errorf("approval: form for %q: %w", info.Name, err)
 	}
 	var in struct {
 		Properties map[string]map[string]any `json:"properties"`
 	}
-	_ = json.Unmarshal(info.InputSchema, &in)
+	_ = json.Unmarshal(info.InputSchema, &in) // a schema that is not an object gives no hints
+	secret := secretSet(info.Secret)
 
-	f := Form{fields: map[string]field{}, secret: map[string]bool{}}
-	for _, s := range info.Secret {
-		f.secret[s] = true
-	}
-	names := make([]string, 0, len(values))
-	for k := range values {
-		names = append(names, k)
-	}
-	for k := range in.Properties {
-		if _, ok := values[k]; !ok {
-			names = append(names, k)
-		}
-	}
-	sort.Strings(names)
-
+	f := Form{fields: map[string]field{}}
 	props := map[string]any{}
-	for _, name := range names {
-		p, asJSON := flatProperty(in.Properties[name])
-		raw, given := values[name]
-		if given && !f.secret[name] {
+	add := func(name string, raw json.RawMessage, present bool) {
+		decl := in.Properties[name]
+		var p map[string]any
+		var fd field
+		switch {
+		case secret[name]:
+			fd.secret = true
+			p = map[string]any{"type": "string", "description": withNote(decl, "secret: not shown; leave empty to keep the model's value")}
+		default:
 			var v any
-			_ = json.Unmarshal(raw, &v)
-			if asJSON || !fits(p, v) {
-				p, asJSON = map[string]any{"type": "string", "description": jsonDescription(in.Properties[name])}, true
-				p["default"] = string(raw)
-			} else {
+			if present {
+				_ = json.Unmarshal(raw, &v) // raw came from a valid object
+			}
+			var ok bool
+			p, ok = flatProperty(decl, v, present)
+			if !ok {
+				fd.asJSON = true
+				p = map[string]any{"type": "string", "description": withNote(decl, "JSON value")}
+				if present {
+					p["default"] = compact(raw)
+				}
+			} else if present {
 				p["default"] = v
 			}
 		}
-		if f.secret[name] {
-			p = map[string]any{"type": "string", "description": "Secret value, not shown; leave empty to keep the model's value"}
-			asJSON = false
-		}
-		if t, _ := in.Properties[name]["title"].(string); t != "" {
+		if t, _ := decl["title"].(string); t != "" {
 			p["title"] = t
 		}
-		f.fields[name] = field{asJSON: asJSON}
+		f.fields[name] = fd
 		props[name] = p
 	}
-	// The box must not take the name of an argument.
+	for _, kv := range given {
+		add(kv.name, kv.raw, true)
+	}
+	for name := range in.Properties {
+		if _, done := props[name]; !done {
+			add(name, nil, false)
+		}
+	}
+
 	f.RememberKey = "remember"
 	for i := 0; props[f.RememberKey] != nil; i++ {
-		f.RememberKey = "remember_for_session" + strings.Repeat("_", i)
+		f.RememberKey = strings.Repeat("_", i) + "remember_for_session"
 	}
-	props[f.RememberKey] = map[string]any{"type": "boolean", "title": "Remember for this session",
-		"description": "Do not ask again about this tool for the rest of this session", "default": false}
-	sch, err := json.Marshal(map[string]any{"type": "object", "properties": props})
+	props[f.RememberKey] = map[string]any{
+		"type":        "boolean",
+		"title":       "Remember for this session",
+		"description": fmt.Sprintf("Do not ask again about %q for the rest of this session", info.Name),
+		"default":     false,
+	}
+	f.Schema, err = json.Marshal(map[string]any{"type": "object", "properties": props})
 	if err != nil {
-		return Form{}, err
+		return Form{}, fmt.Errorf("approval: form for %q: %w", info.Name, err)
 	}
-	f.Schema = sch
-	f.validator, err = schema.Compile(sch)
+	// The answer is checked against the form as published, and must not
+	// carry fields the form did not ask for.
+	closed, err := json.Marshal(map[string]any{"type": "object", "properties": props, "additionalProperties": false})
 	if err != nil {
-		return Form{}, fmt.Errorf("approval: form schema: %w", err)
+		return Form{}, fmt.Errorf("approval: form for %q: %w", info.Name, err)
 	}
-	f.Message = fmt.Sprintf("Allow %q to run with %s?", info.Name, Summary(info, args, shortLen))
+	f.validator, err = schema.Compile(closed)
+	if err != nil {
+		return Form{}, fmt.Errorf("approval: form for %q: %w", info.Name, err)
+	}
+	f.Message = fmt.Sprintf("Allow %q to run with %s?", info.Name, describe(given, secret, " = ", MessageValueLen, 0))
 	return f, nil
 }
 
-// flatProperty keeps the parts of a property schema elicitation allows, or
-// reports that the value must be shown as JSON text.
-func flatProperty(p map[string]any) (map[string]any, bool) {
-	out := map[string]any{}
-	t, _ := p["type"].(string)
-	switch t {
-	case "string", "number", "integer", "boolean":
-		out["type"] = t
-	default:
-		return map[string]any{"type": "string", "description": jsonDescription(p)}, true
+// flatProperty returns the elicitation property for an argument declared as
+// decl whose value is v (present says whether the model sent one), or false
+// when it must be shown as JSON text.
+func flatProperty(decl map[string]any, v any, present bool) (map[string]any, bool) {
+	typ := flatType(decl, v)
+	if typ == "" {
+		return nil, false
 	}
-	if d, ok := p["description"].(string); ok {
-		out["description"] = d
+	p := map[string]any{"type": typ}
+	if present && !fits(typ, v) {
+		return nil, false
 	}
-	if e, ok := p["enum"].([]any); ok && t == "string" {
-		out["enum"] = e
+	if d, ok := decl["description"].(string); ok && d != "" {
+		p["description"] = d
 	}
-	for _, k := range []string{"minimum", "maximum", "minLength", "maxLength", "format"} {
-		if v, ok := p[k]; ok {
-			out[k] = v
+	switch typ {
+	case "string":
+		if e, ok := stringEnum(decl["enum"]); ok {
+			p["enum"] = e
+		}
+		for _, k := range []string{"minLength", "maxLength"} {
+			if n, ok := decl[k].(float64); ok {
+				p[k] = n
+			}
+		}
+		if fm, _ := decl["format"].(string); formatsAllowed[fm] {
+			p["format"] = fm
+		}
+	case "number", "integer":
+		for _, k := range []string{"minimum", "maximum"} {
+			if n, ok := decl[k].(float64); ok {
+				p[k] = n
+			}
 		}
 	}
-	return out, false
+	return p, true
 }
 
-func jsonDescription(p map[string]any) string {
-	d, _ := p["description"].(string)
-	if d == "" {
-		return "JSON value"
+// flatType is the flat type of an argument: its declared type when that is
+// one elicitation allows ("string", "number", "integer", "boolean"; a
+// string enum without a type is a string), the type of its value when it
+// is not declared, or "" when neither works.
+func flatType(decl map[string]any, v any) string {
+	if decl == nil {
+		switch v.(type) {
+		case string:
+			return "string"
+		case float64:
+			return "number"
+		case bool:
+			return "boolean"
+		}
+		return ""
 	}
-	return d + " (JSON value)"
+	switch t := decl["type"].(type) {
+	case string:
+		switch t {
+		case "string", "number", "integer", "boolean":
+			return t
+		}
+		return ""
+	case nil:
+		if _, ok := stringEnum(decl["enum"]); ok {
+			return "string"
+		}
+	}
+	return ""
 }
 
-// fits reports whether v can be the default of the flat property p.
-func fits(p map[string]any, v any) bool {
-	switch p["type"] {
+// stringEnum returns e as a list of strings, if it is one.
+func stringEnum(e any) ([]any, bool) {
+	list, ok := e.([]any)
+	if !ok || len(list) == 0 {
+		return nil, false
+	}
+	for _, x := range list {
+		if _, ok := x.(string); !ok {
+			return nil, false
+		}
+	}
+	return list, true
+}
+
+// fits reports whether v can be the default of a property of type typ.
+func fits(typ string, v any) bool {
+	switch typ {
 	case "string":
 		_, ok := v.(string)
 		return ok
-	case "number", "integer":
+	case "number":
 		_, ok := v.(float64)
 		return ok
+	case "integer":
+		n, ok := v.(float64)
+		return ok && n == float64(int64(n))
 	case "boolean":
 		_, ok := v.(bool)
 		return ok
@@ -156,45 +252,13 @@ func fits(p map[string]any, v any) bool {
 	return false
 }
 
-// Summary renders args for people: k = v, values shortened to n
-// characters (saying how much was cut), secrets hidden.
-func Summary(info tools.Info, args json.RawMessage, n int) string {
-	var values map[string]json.RawMessage
-	if err := json.Unmarshal(args, &values); err != nil || len(values) == 0 {
-		return "no arguments"
+// withNote returns decl's description followed by note in brackets, or
+// note alone.
+func withNote(decl map[string]any, note string) string {
+	if d, _ := decl["description"].(string); d != "" {
+		return d + " (" + note + ")"
 	}
-	secret := map[string]bool{}
-	for _, s := range info.Secret {
-		secret[s] = true
-	}
-	keys := make([]string, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		v := string(values[k])
-		if secret[k] {
-			v = "[hidden]"
-		} else {
-			var c bytes.Buffer
-			if json.Compact(&c, values[k]) == nil {
-				v = c.String()
-			}
-			v = shorten(v, n)
-		}
-		parts = append(parts, k+" = "+v)
-	}
-	return strings.Join(parts, ", ")
-}
-
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return fmt.Sprintf("%s… (%d more characters)", string(r[:n]), len(r)-n)
+	return strings.ToUpper(note[:1]) + note[1:]
 }
 
 // Answer is a person's reply: action "accept", "decline" or "cancel", and
@@ -204,97 +268,255 @@ type Answer struct {
 	Content map[string]any
 }
 
-// Decide turns an answer into an outcome for the call (args are the
-// model's arguments). An answer that does not fit the form is a rejection.
-// Edited arguments are validated against the tool's schema (v); invalid
-// ones are an invalid-arguments error and never run.
+// Decide turns an answer into an outcome for the call; args are the
+// model's arguments, those the form was made with.
+//
+// On accept, the content is first checked against the form: content that
+// does not fit it (a wrong type, a field the form did not ask for, JSON
+// text that does not parse) is a rejection. Fields left out keep the
+// model's values, and so do secret fields, and fields the model did not
+// send, left empty. When every value is the model's the outcome is Approve
+// with args exactly; otherwise it is Edit with the merged arguments, which
+// are validated again with v, the tool's input schema (nil: not checked):
+// an edit that breaks it is a *tools.Error of kind invalid_arguments whose
+// message starts "the reviewer's edit is invalid: ", and must never run.
+//
+// Decline, cancel and any other action are rejections; their Reason is
+// written for the model.
 func (f Form) Decide(args json.RawMessage, a Answer, v *schema.Validator) (Outcome, error) {
+	reject := func(reason string) (Outcome, error) {
+		return Outcome{Decision: Reject, By: "elicitation", Reason: reason}, nil
+	}
 	switch a.Action {
-	case "decline":
-		return Outcome{Decision: Reject, By: "elicitation", Reason: "Rejected by reviewer: " + f.summaryOf(args)}, nil
-	case "cancel":
-		return Outcome{Decision: Reject, By: "elicitation", Reason: "Rejected by reviewer: cancelled by the user"}, nil
 	case "accept":
+	case "decline":
+		return reject("Rejected by reviewer: " + Summary(tools.Info{Secret: f.secretNames()}, args, 0))
+	case "cancel":
+		return reject("Rejected by reviewer: cancelled by the user")
 	default:
-		return Outcome{Decision: Reject, By: "elicitation", Reason: fmt.Sprintf("Rejected: the reviewer's answer %q is not accept, decline or cancel", a.Action)}, nil
+		return reject(fmt.Sprintf("Rejected: the reviewer's answer %q is not accept, decline or cancel; the tool did not run", a.Action))
 	}
-	content := a.Content
-	if content == nil {
-		content = map[string]any{}
+	if f.validator == nil {
+		return Outcome{}, errors.New("approval: Decide on a form not made by NewForm")
 	}
-	raw, _ := json.Marshal(content)
-	if err := f.validator.Validate(raw); err != nil {
-		return Outcome{Decision: Reject, By: "elicitation", Reason: "Rejected: the reviewer's answer did not fit the form: " + strings.TrimPrefix(err.Error(), "invalid arguments: ")}, nil
+	given, err := objectFields(args)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("approval: %w", err)
 	}
-	var values map[string]json.RawMessage
-	if err := json.Unmarshal(args, &values); err != nil {
-		return Outcome{}, fmt.Errorf("approval: arguments are not an object: %w", err)
+	content, err := json.Marshal(a.Content)
+	if err != nil {
+		return reject(fmt.Sprintf("Rejected: the reviewer's answer did not fit the form: %v", err))
 	}
-	merged := map[string]json.RawMessage{}
-	for k, v := range values {
-		merged[k] = v
+	if err := f.validator.Validate(content); err != nil {
+		return reject("Rejected: the reviewer's answer did not fit the form: " + strings.TrimPrefix(err.Error(), "invalid arguments: "))
 	}
-	remember := false
-	changed := false
-	for k, val := range content {
+	merged := make(map[string]json.RawMessage, len(given))
+	for _, kv := range given {
+		merged[kv.name] = kv.raw
+	}
+	remember, changed := false, false
+	for k, val := range a.Content {
 		if k == f.RememberKey {
 			remember, _ = val.(bool)
 			continue
 		}
-		fd, ok := f.fields[k]
-		if !ok {
-			continue
-		}
-		if f.secret[k] {
-			if s, _ := val.(string); s == "" {
-				continue // left empty: keep the model's value
-			}
+		fd := f.fields[k]
+		old, present := merged[k]
+		if s, ok := val.(string); ok && s == "" && (fd.secret || !present) {
+			continue // left empty: the model's value (or its absence) stays
 		}
 		var nv json.RawMessage
-		if s, isString := val.(string); fd.asJSON && isString {
+		if s, ok := val.(string); ok && fd.asJSON {
 			if !json.Valid([]byte(s)) {
-				return Outcome{Decision: Reject, By: "elicitation", Reason: fmt.Sprintf("Rejected: the reviewer's answer did not fit the form: field %q is not valid JSON", k)}, nil
+				return reject(fmt.Sprintf("Rejected: the reviewer's answer did not fit the form: field %q must hold JSON text, got %q", k, shorten(s, SummaryValueLen)))
 			}
 			nv = json.RawMessage(s)
-		} else {
-			nv, _ = json.Marshal(val)
+		} else if nv, err = json.Marshal(val); err != nil {
+			return reject(fmt.Sprintf("Rejected: the reviewer's answer did not fit the form: field %q: %v", k, err))
 		}
-		if old, ok := merged[k]; !ok || !sameJSON(old, nv) {
+		if !present || !sameJSON(old, nv) {
 			changed = true
+			merged[k] = nv
 		}
-		merged[k] = nv
 	}
 	if !changed {
 		return Outcome{Decision: Approve, Args: args, Remember: remember, By: "elicitation"}, nil
 	}
 	edited, err := json.Marshal(merged)
 	if err != nil {
-		return Outcome{}, err
+		return Outcome{}, fmt.Errorf("approval: encode the edited arguments: %w", err)
 	}
-	if v != nil {
-		if err := v.Validate(edited); err != nil {
-			msg := strings.TrimPrefix(tools.AsError(err).Message, "invalid arguments: ")
-			return Outcome{}, &tools.Error{Kind: tools.KindInvalidArguments, Message: "the reviewer's edit is invalid: " + msg, Err: err}
-		}
+	if err := validateEdit(v, edited); err != nil {
+		return Outcome{}, err
 	}
 	return Outcome{Decision: Edit, Args: edited, Remember: remember, By: "elicitation"}, nil
 }
 
-func (f Form) summaryOf(args json.RawMessage) string {
-	var secret []string
-	for k := range f.secret {
-		secret = append(secret, k)
+// validateEdit checks a reviewer's edited arguments against the tool's
+// schema.
+func validateEdit(v *schema.Validator, edited json.RawMessage) error {
+	if v == nil {
+		return nil
 	}
-	return Summary(tools.Info{Secret: secret}, args, 60)
+	err := v.Validate(edited)
+	if err == nil {
+		return nil
+	}
+	msg := strings.TrimPrefix(tools.AsError(err).Message, "invalid arguments: ")
+	return &tools.Error{Kind: tools.KindInvalidArguments, Message: "the reviewer's edit is invalid: " + msg, Err: err}
+}
+
+func (f Form) secretNames() []string {
+	var out []string
+	for k, fd := range f.fields {
+		if fd.secret {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Summary renders args, the arguments of a call of info's tool, in one line
+// for people and logs: name=value pairs in the order the model sent them,
+// each value cut to SummaryValueLen characters, the values of secret
+// arguments (info.Secret) as [hidden], and the whole cut to max characters
+// (0: SummaryLen).
+func Summary(info tools.Info, args json.RawMessage, max int) string {
+	if max <= 0 {
+		max = SummaryLen
+	}
+	given, err := objectFields(args)
+	if err != nil {
+		return "arguments that are not a JSON object"
+	}
+	return describe(given, secretSet(info.Secret), "=", SummaryValueLen, max)
+}
+
+// describe renders fields as name<sep>value pairs, each value cut to n
+// characters, the whole cut to max (0: no limit).
+func describe(given []kv, secret map[string]bool, sep string, n, max int) string {
+	if len(given) == 0 {
+		return "no arguments"
+	}
+	parts := make([]string, 0, len(given))
+	for _, kv := range given {
+		parts = append(parts, kv.name+sep+showValue(kv.raw, secret[kv.name], n))
+	}
+	s := strings.Join(parts, ", ")
+	if max > 0 {
+		if r := []rune(s); len(r) > max {
+			s = string(r[:max]) + "…"
+		}
+	}
+	return s
+}
+
+// showValue renders one value for people: a string quoted and cut to n
+// characters, anything else as compact JSON cut to n characters, saying
+// how much was cut.
+func showValue(raw json.RawMessage, secret bool, n int) string {
+	if secret {
+		return hidden
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		r := []rune(s)
+		if len(r) <= n {
+			return fmt.Sprintf("%q", s)
+		}
+		return fmt.Sprintf("%q (%d more characters)", string(r[:n])+"…", len(r)-n)
+	}
+	return shorten(compact(raw), n)
+}
+
+// shorten cuts s to n characters, saying how many were cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d more characters)", string(r[:n]), len(r)-n)
+}
+
+// compact returns raw as compact JSON text.
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// kv is one field of a JSON object.
+type kv struct {
+	name string
+	raw  json.RawMessage
+}
+
+// objectFields returns the fields of a JSON object in the order they were
+// written (a later duplicate replaces an earlier one, as encoding/json
+// does). Empty or null input is the empty object.
+func objectFields(args json.RawMessage) ([]kv, error) {
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("the arguments are not a JSON object")
+	}
+	var out []kv
+	at := map[string]int{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("the arguments are not a valid JSON object: %w", err)
+		}
+		name, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("the arguments are not a valid JSON object: %w", err)
+		}
+		if i, dup := at[name]; dup {
+			out[i].raw = raw
+			continue
+		}
+		at[name] = len(out)
+		out = append(out, kv{name, raw})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("the arguments are not a valid JSON object: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("the arguments are not a valid JSON object: data after the object")
+	}
+	return out, nil
+}
+
+func secretSet(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// canonical returns raw decoded and encoded again: encoding/json sorts
+// object keys and drops spacing, so two encodings of the same value give
+// the same bytes. It returns raw itself when raw is not JSON.
+func canonical(raw json.RawMessage) []byte {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // sameJSON reports whether a and b are the same JSON value.
 func sameJSON(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return bytes.Equal(a, b)
-	}
-	ca, _ := json.Marshal(x)
-	cb, _ := json.Marshal(y)
-	return bytes.Equal(ca, cb)
+	return bytes.Equal(canonical(a), canonical(b))
 }

@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -9,11 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
 
-// Errors from Signer.Verify.
+// Errors from Signer.Verify; each is errors.Is-able through the error
+// Verify returns.
 var (
 	ErrForged   = errors.New("the approval state is not one this server issued")
 	ErrExpired  = errors.New("the approval state has expired")
@@ -24,6 +25,7 @@ var (
 // Signer makes the opaque state a client echoes back with its answer
 // tamper-proof: signed with a per-process random key, bound to the session,
 // the tool and the exact arguments, short-lived, and good for one use.
+// Make one with NewSigner; it is safe for concurrent use.
 type Signer struct {
 	key [32]byte
 	ttl time.Duration
@@ -33,10 +35,19 @@ type Signer struct {
 	used map[string]time.Time // nonce -> expiry
 }
 
-// NewSigner returns a signer whose states live ttl (zero: 10 minutes).
+// DefaultStateTTL is how long a state lives when NewSigner is given zero.
+const DefaultStateTTL = 10 * time.Minute
+
+// MaxStateLen is the longest state Verify reads; a longer one is ErrForged
+// without being looked at (the states Sign makes are a few hundred bytes).
+const MaxStateLen = 4096
+
+// NewSigner returns a signer with a fresh random key whose states live ttl
+// (zero or less: DefaultStateTTL). States from another signer, or from an
+// earlier process, never verify.
 func NewSigner(ttl time.Duration) *Signer {
 	if ttl <= 0 {
-		ttl = 10 * time.Minute
+		ttl = DefaultStateTTL
 	}
 	s := &Signer{ttl: ttl, now: time.Now, used: map[string]time.Time{}}
 	if _, err := rand.Read(s.key[:]); err != nil {
@@ -45,16 +56,24 @@ func NewSigner(ttl time.Duration) *Signer {
 	return s
 }
 
-// Binding is what a state is bound to.
+// Binding is what a state is bound to: the call it was issued for.
 type Binding struct {
+	// Session is the session the call came from.
 	Session string
-	Tool    string
-	Args    json.RawMessage
+	// Tool is the name of the tool called.
+	Tool string
+	// Args are the call's arguments; their spacing and key order do not
+	// matter.
+	Args json.RawMessage
+	// CallID identifies the call further, when the caller has an id for
+	// it ("" binds to no id).
+	CallID string
 }
 
 type payload struct {
 	Session string `json:"s"`
 	Tool    string `json:"t"`
+	CallID  string `json:"c,omitempty"`
 	Args    string `json:"a"` // sha256 of the canonical arguments
 	Expiry  int64  `json:"e"` // unix milliseconds
 	Nonce   string `json:"n"`
@@ -63,22 +82,18 @@ type payload struct {
 // canonicalHash hashes args re-marshalled (encoding/json sorts keys), so
 // spacing and key order do not matter.
 func canonicalHash(args json.RawMessage) string {
-	var v any
-	if json.Unmarshal(args, &v) == nil {
-		if b, err := json.Marshal(v); err == nil {
-			args = b
-		}
-	}
-	sum := sha256.Sum256(args)
+	sum := sha256.Sum256(canonical(args))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
-// Sign returns the state for a call.
+// Sign returns the state for the call b: an opaque, URL-safe token holding
+// the session, the tool, a digest of the canonical arguments, an expiry and
+// a random nonce, followed by their HMAC-SHA256.
 func (s *Signer) Sign(b Binding) string {
 	var nonce [12]byte
 	_, _ = rand.Read(nonce[:])
 	p, _ := json.Marshal(payload{
-		Session: b.Session, Tool: b.Tool, Args: canonicalHash(b.Args),
+		Session: b.Session, Tool: b.Tool, CallID: b.CallID, Args: canonicalHash(b.Args),
 		Expiry: s.now().Add(s.ttl).UnixMilli(), Nonce: base64.RawURLEncoding.EncodeToString(nonce[:]),
 	})
 	enc := base64.RawURLEncoding.EncodeToString(p)
@@ -91,22 +106,29 @@ func (s *Signer) mac(enc string) []byte {
 	return m.Sum(nil)
 }
 
+// stateEncoding reads states strictly: one text per byte string, so a
+// state cannot be changed without changing what it says.
+var stateEncoding = base64.RawURLEncoding.Strict()
+
 // open checks a state's MAC and returns its payload.
 func (s *Signer) open(state string) (payload, error) {
-	enc, sig, ok := bytesCut(state)
-	if !ok {
+	if len(state) > MaxStateLen {
 		return payload{}, ErrForged
 	}
-	got, err := base64.RawURLEncoding.DecodeString(sig)
+	enc, sig, ok := strings.Cut(state, ".")
+	if !ok || enc == "" || sig == "" {
+		return payload{}, ErrForged
+	}
+	got, err := stateEncoding.DecodeString(sig)
 	if err != nil || !hmac.Equal(got, s.mac(enc)) {
 		return payload{}, ErrForged
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(enc)
+	raw, err := stateEncoding.DecodeString(enc)
 	if err != nil {
 		return payload{}, ErrForged
 	}
 	var p payload
-	if err := json.NewDecoder(bytes.NewReader(raw)).Decode(&p); err != nil {
+	if err := json.Unmarshal(raw, &p); err != nil {
 		return payload{}, ErrForged
 	}
 	return p, nil
@@ -125,8 +147,8 @@ func (s *Signer) Verify(state string, b Binding) error {
 	if err != nil {
 		return err
 	}
-	if p.Session != b.Session || p.Tool != b.Tool || p.Args != canonicalHash(b.Args) {
-		return fmt.Errorf("%w: it was issued for another session, tool or arguments", ErrMismatch)
+	if p.Session != b.Session || p.Tool != b.Tool || p.CallID != b.CallID || p.Args != canonicalHash(b.Args) {
+		return fmt.Errorf("%w: it was issued for another session, tool, call or arguments", ErrMismatch)
 	}
 	now := s.now()
 	if now.UnixMilli() > p.Expiry {
@@ -144,12 +166,4 @@ func (s *Signer) Verify(state string, b Binding) error {
 	}
 	s.used[p.Nonce] = time.UnixMilli(p.Expiry)
 	return nil
-}
-
-func bytesCut(s string) (string, string, bool) {
-	i := bytes.LastIndexByte([]byte(s), '.')
-	if i <= 0 || i == len(s)-1 {
-		return "", "", false
-	}
-	return s[:i], s[i+1:], true
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -15,20 +16,32 @@ import (
 	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
 
-// maxWebhookAnswer caps the webhook's answer.
-const maxWebhookAnswer = 64 << 10
+// The webhook's defaults.
+const (
+	// DefaultWebhookTimeout bounds one question when Webhook.Timeout is 0.
+	DefaultWebhookTimeout = 30 * time.Second
+	// DefaultMaxAnswerBytes caps the answer when Webhook.MaxAnswerBytes
+	// is 0.
+	DefaultMaxAnswerBytes = 64 << 10
+)
 
 // Webhook asks a remote service (a chat bot, a ticket system) for the
-// decision, for hosts whose clients cannot ask a person.
+// decision, for hosts whose clients cannot ask a person. Its zero value,
+// given a URL, works; it is safe for concurrent use once set up.
 type Webhook struct {
+	// URL receives the question as a JSON POST.
 	URL string
-	// Timeout bounds one question. Zero: 30 s (and never more than the
-	// caller's context allows).
+	// Timeout bounds one question, from sending it to reading the answer.
+	// Zero: DefaultWebhookTimeout (and never more than the caller's
+	// context allows).
 	Timeout time.Duration
-	// Headers are sent with the question (Authorization, say).
+	// Headers are sent with the question (Authorization, say). Nil: none.
 	Headers map[string]string
-	// Client sends the question. Nil: a private client.
+	// Client sends the question. Nil: a private client bounded by Timeout.
 	Client *http.Client
+	// MaxAnswerBytes caps the answer's body; a longer answer is an error.
+	// Zero: DefaultMaxAnswerBytes.
+	MaxAnswerBytes int64
 }
 
 // Request is the JSON body the webhook receives.
@@ -47,25 +60,45 @@ type answer struct {
 	Reason    string          `json:"reason"`
 }
 
-// Decide POSTs req (with the arguments, secret values hidden) and reads
-// {"decision": "approve"|"reject"|"edit", "arguments": {...}, "reason": "..."}.
-// A failure to get a well-formed answer is an error; the caller decides
-// what it means. Edited arguments are validated with v.
+// Decide asks the webhook about a call of info's tool with args. It POSTs
+// req as JSON, with Tool and Arguments filled in from info and args (the
+// values of secret arguments replaced by "[hidden]") and Summary when req
+// has none, and reads an answer of the form
+//
+//	{"decision": "approve"|"reject"|"edit", "arguments": {...}, "reason": "..."}
+//
+// On "edit", arguments are the ones to run with: a secret argument echoed
+// back as "[hidden]" keeps the model's value, and the result is validated
+// with v, the tool's input schema (nil: not checked); an invalid edit is a
+// *tools.Error of kind invalid_arguments. An edit that changes nothing is
+// Approve. On "reject", Reason is "Rejected by reviewer: " and the answer's
+// reason, or the summary of the arguments.
+//
+// Failing to get an answer (a timeout, a non-2xx status, an answer over
+// MaxAnswerBytes, malformed JSON, an unknown decision) is an error; the
+// caller decides what that means.
 func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args json.RawMessage, v *schema.Validator) (Outcome, error) {
+	if w.URL == "" {
+		return Outcome{}, errors.New("approval webhook: no URL")
+	}
 	timeout := w.Timeout
 	if timeout <= 0 {
-		timeout = 30 * time.Second
+		timeout = DefaultWebhookTimeout
+	}
+	limit := w.MaxAnswerBytes
+	if limit <= 0 {
+		limit = DefaultMaxAnswerBytes
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req.Tool = info.Name
 	req.Arguments = hideSecrets(args, info.Secret)
 	if req.Summary == "" {
-		req.Summary = Summary(info, args, shortLen)
+		req.Summary = Summary(info, args, 0)
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
-		return Outcome{}, err
+		return Outcome{}, fmt.Errorf("approval webhook: encode the question: %w", err)
 	}
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
@@ -81,18 +114,28 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 	}
 	resp, err := client.Do(hr)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("approval webhook: %w", errors.Unwrap(err))
+		if ctx.Err() == context.DeadlineExceeded {
+			return Outcome{}, fmt.Errorf("approval webhook: no answer within %s: %w", timeout, ctx.Err())
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL may carry a token: keep it out of messages
+		}
+		return Outcome{}, fmt.Errorf("approval webhook: %w", err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxWebhookAnswer+1))
+	if resp.StatusCode/100 != 2 {
+		return Outcome{}, fmt.Errorf("approval webhook: HTTP %d, want 2xx", resp.StatusCode)
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return Outcome{}, fmt.Errorf("approval webhook: no answer within %s: %w", timeout, ctx.Err())
+		}
 		return Outcome{}, fmt.Errorf("approval webhook: reading the answer: %w", err)
 	}
-	if resp.StatusCode/100 != 2 {
-		return Outcome{}, fmt.Errorf("approval webhook: HTTP %d", resp.StatusCode)
-	}
-	if len(raw) > maxWebhookAnswer {
-		return Outcome{}, fmt.Errorf("approval webhook: the answer is over %d bytes", maxWebhookAnswer)
+	if int64(len(raw)) > limit {
+		return Outcome{}, fmt.Errorf("approval webhook: the answer is over %d bytes", limit)
 	}
 	var a answer
 	if err := json.Unmarshal(raw, &a); err != nil {
@@ -102,22 +145,23 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 	case "approve":
 		return Outcome{Decision: Approve, Args: args, By: "webhook"}, nil
 	case "reject":
-		reason := a.Reason
+		reason := strings.TrimSpace(a.Reason)
 		if reason == "" {
-			reason = Summary(info, args, 60)
+			reason = Summary(info, args, 0)
 		}
 		return Outcome{Decision: Reject, By: "webhook", Reason: "Rejected by reviewer: " + reason}, nil
 	case "edit":
-		if len(a.Arguments) == 0 {
-			return Outcome{}, errors.New("approval webhook: an edit without arguments")
+		if _, err := objectFields(a.Arguments); err != nil || len(bytes.TrimSpace(a.Arguments)) == 0 || string(bytes.TrimSpace(a.Arguments)) == "null" {
+			return Outcome{}, errors.New(`approval webhook: an "edit" answer needs "arguments", a JSON object`)
 		}
-		a.Arguments = restoreSecrets(a.Arguments, args, info.Secret)
-		if v != nil {
-			if err := v.Validate(a.Arguments); err != nil {
-				return Outcome{}, &tools.Error{Kind: tools.KindInvalidArguments, Message: "the reviewer's edit is invalid: " + strings.TrimPrefix(tools.AsError(err).Message, "invalid arguments: "), Err: err}
-			}
+		edited := restoreSecrets(a.Arguments, args, info.Secret)
+		if sameJSON(edited, args) {
+			return Outcome{Decision: Approve, Args: args, By: "webhook"}, nil
 		}
-		return Outcome{Decision: Edit, Args: a.Arguments, By: "webhook"}, nil
+		if err := validateEdit(v, edited); err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{Decision: Edit, Args: edited, By: "webhook"}, nil
 	}
 	return Outcome{}, fmt.Errorf("approval webhook: unknown decision %q: want approve, reject or edit", a.Decision)
 }
@@ -133,7 +177,7 @@ func hideSecrets(args json.RawMessage, secret []string) json.RawMessage {
 	}
 	for _, k := range secret {
 		if _, ok := m[k]; ok {
-			m[k] = json.RawMessage(`"[hidden]"`)
+			m[k] = json.RawMessage(`"` + hidden + `"`)
 		}
 	}
 	b, err := json.Marshal(m)
@@ -144,7 +188,8 @@ func hideSecrets(args json.RawMessage, secret []string) json.RawMessage {
 }
 
 // restoreSecrets puts the model's secret values back where an edit echoed
-// the "[hidden]" the webhook was shown.
+// the "[hidden]" the webhook was shown, or left the field out: a reviewer
+// who never saw a secret keeps it unless they set a new value.
 func restoreSecrets(edited, original json.RawMessage, secret []string) json.RawMessage {
 	if len(secret) == 0 {
 		return edited
@@ -154,12 +199,13 @@ func restoreSecrets(edited, original json.RawMessage, secret []string) json.RawM
 		return edited
 	}
 	for _, k := range secret {
-		if string(e[k]) == `"[hidden]"` {
-			if v, ok := o[k]; ok {
-				e[k] = v
-			} else {
-				delete(e, k)
-			}
+		if v, ok := e[k]; ok && string(bytes.TrimSpace(v)) != `"`+hidden+`"` {
+			continue // a new value, set by the reviewer
+		}
+		if v, ok := o[k]; ok {
+			e[k] = v
+		} else {
+			delete(e, k)
 		}
 	}
 	b, err := json.Marshal(e)

@@ -1,0 +1,24 @@
+package approval_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcp-tools/mcp-tools/approval"
+	"github.com/mcp-tools/mcp-tools/typed"
+)
+
+func ExampleGate() {
+	type sendIn struct {
+		To   string `json:"to" jsonschema:"description=Recipient address"`
+		Body string `json:"body"`
+	}
+	send := approval.Gate(typed.MustNew("send_email", "Send an email.",
+		func(_ context.Context, in sendIn) (string, error) { return "sent to " + in.To, nil }))
+
+	fmt.Println("gated:", approval.IsGated(send))
+	fmt.Println("destructive hint:", send.Info().Annotations.Destructive)
+	// Output:
+	// gated: true
+	// destructive hint: true
+}

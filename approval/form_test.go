@@ -1,0 +1,414 @@
+package approval_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/mcp-tools/mcp-tools/approval"
+	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
+	"github.com/mcp-tools/mcp-tools/typed"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// mailIn has one argument of every kind a form handles.
+type mailIn struct {
+	To       string            `json:"to" jsonschema:"description=Recipient address,pattern=^[a-z@.]+$"`
+	Priority string            `json:"priority,omitempty" jsonschema:"enum=low,enum=high"`
+	Count    int               `json:"count,omitempty" jsonschema:"minimum=1,maximum=10"`
+	Urgent   bool              `json:"urgent,omitempty"`
+	Meta     map[string]string `json:"meta,omitempty"`
+	Tags     []string          `json:"tags,omitempty"`
+	Body     string            `json:"body" jsonschema:"maxLength=2000"`
+	Token    string            `json:"token,omitempty" secret:"true" jsonschema:"description=API token"`
+}
+
+var mail = typed.MustNew("send_mail", "Send mail.", func(context.Context, mailIn) (string, error) { return "sent", nil })
+
+// longBody is 200 characters: the message shows 80 of them.
+var longBody = strings.Repeat("long text ", 20)
+
+// mailArgs are the model's arguments, spaced and ordered as a model might
+// send them.
+var mailArgs = json.RawMessage(`{"to": "bob@x.io", "priority":"low", "count":2, "urgent":false, "meta":{"k": "v"}, "tags":["a","b"], "body":"` + longBody + `", "token":"s3cret"}`)
+
+func mailForm(t testing.TB) approval.Form {
+	t.Helper()
+	f, err := approval.NewForm(mail.Info(), mailArgs)
+	if err != nil {
+		t.Fatalf("NewForm: %v", err)
+	}
+	return f
+}
+
+// properties decodes a form's schema.
+func properties(t *testing.T, f approval.Form) map[string]map[string]any {
+	t.Helper()
+	var s struct {
+		Type       string                    `json:"type"`
+		Properties map[string]map[string]any `json:"properties"`
+		Required   []string                  `json:"required"`
+	}
+	if err := json.Unmarshal(f.Schema, &s); err != nil {
+		t.Fatalf("form schema %s: %v", f.Schema, err)
+	}
+	if s.Type != "object" || s.Required != nil {
+		t.Errorf("form schema type %q, required %v; want object, no required list", s.Type, s.Required)
+	}
+	return s.Properties
+}
+
+func TestNewFormProperties(t *testing.T) {
+	props := properties(t, mailForm(t))
+	tests := []struct {
+		name string
+		want map[string]any
+	}{
+		{name: "to", want: map[string]any{"type": "string", "description": "Recipient address", "default": "bob@x.io"}},
+		{name: "priority", want: map[string]any{"type": "string", "enum": []any{"low", "high"}, "default": "low"}},
+		{name: "count", want: map[string]any{"type": "integer", "minimum": 1.0, "maximum": 10.0, "default": 2.0}},
+		{name: "urgent", want: map[string]any{"type": "boolean", "default": false}},
+		{name: "meta", want: map[string]any{"type": "string", "description": "JSON value", "default": `{"k":"v"}`}},
+		{name: "tags", want: map[string]any{"type": "string", "description": "JSON value", "default": `["a","b"]`}},
+		{name: "body", want: map[string]any{"type": "string", "maxLength": 2000.0, "default": longBody}},
+		{name: "token", want: map[string]any{"type": "string", "description": "API token (secret: not shown; leave empty to keep the model's value)"}},
+		{name: "remember", want: map[string]any{"type": "boolean", "title": "Remember for this session", "description": `Do not ask again about "send_mail" for the rest of this session`, "default": false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := props[tt.name]; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("property %q = %v, want %v", tt.name, got, tt.want)
+			}
+		})
+	}
+	if len(props) != len(tests) {
+		t.Errorf("form has %d properties, want %d", len(props), len(tests))
+	}
+}
+
+func TestNewFormGolden(t *testing.T) {
+	f := mailForm(t)
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, f.Schema, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	got := "message: " + f.Message + "\nremember key: " + f.RememberKey + "\nschema:\n" + indented.String() + "\n"
+	path := filepath.Join("testdata", "send_mail.form.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("form for send_mail:\n%s\nwant (%s):\n%s", got, path, want)
+	}
+}
+
+func TestNewFormMessage(t *testing.T) {
+	tests := []struct {
+		name string
+		args string
+		want string
+	}{
+		{name: "short values, in the order sent", args: `{"to":"bob@x.io","count":2,"body":"hi"}`,
+			want: `Allow "send_mail" to run with to = "bob@x.io", count = 2, body = "hi"?`},
+		{name: "long value cut, with the count of what was cut", args: `{"body":"` + strings.Repeat("é", 100) + `"}`,
+			want: `Allow "send_mail" to run with body = "` + strings.Repeat("é", 80) + `…" (20 more characters)?`},
+		{name: "value of exactly the limit kept", args: `{"body":"` + strings.Repeat("x", 80) + `"}`,
+			want: `Allow "send_mail" to run with body = "` + strings.Repeat("x", 80) + `"?`},
+		{name: "nested values as compact JSON", args: `{"meta": {"a": [1, 2]}}`,
+			want: `Allow "send_mail" to run with meta = {"a":[1,2]}?`},
+		{name: "long nested value cut", args: `{"tags":[` + strings.Repeat(`"abcd",`, 20) + `"z"]}`,
+			want: `Allow "send_mail" to run with tags = [` + strings.Repeat(`"abcd",`, 11) + `"a… (65 more characters)?`},
+		{name: "secret hidden", args: `{"token":"s3cret","to":"a"}`,
+			want: `Allow "send_mail" to run with token = [hidden], to = "a"?`},
+		{name: "no arguments", args: `{}`, want: `Allow "send_mail" to run with no arguments?`},
+		{name: "empty arguments", args: ``, want: `Allow "send_mail" to run with no arguments?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := approval.NewForm(mail.Info(), json.RawMessage(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Message != tt.want {
+				t.Errorf("message = %s\nwant      %s", f.Message, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewFormHidesSecrets(t *testing.T) {
+	f := mailForm(t)
+	if strings.Contains(f.Message, "s3cret") || strings.Contains(string(f.Schema), "s3cret") {
+		t.Errorf("the secret reached the form: %s %s", f.Message, f.Schema)
+	}
+}
+
+func TestNewFormUndeclared(t *testing.T) {
+	info := tools.Info{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{
+		"when":{"type":"string","format":"date"},
+		"re":{"type":"string","pattern":"x","format":"regex"},
+		"either":{"type":["string","null"]},
+		"mode":{"enum":["a","b"]},
+		"n":{"type":"integer"},
+		"unsent":{"type":"string","description":"Not sent"}}}`)}
+	f, err := approval.NewForm(info, json.RawMessage(`{"when":"2026-01-02","re":"y","either":"s","mode":"a","n":2.5,"extra":"e","flag":true,"num":1.5,"list":[1]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := properties(t, f)
+	tests := []struct {
+		name string
+		want map[string]any
+	}{
+		{name: "when", want: map[string]any{"type": "string", "format": "date", "default": "2026-01-02"}},
+		{name: "re", want: map[string]any{"type": "string", "default": "y"}}, // no pattern, no format elicitation lacks
+		{name: "either", want: map[string]any{"type": "string", "description": "JSON value", "default": `"s"`}},
+		{name: "mode", want: map[string]any{"type": "string", "enum": []any{"a", "b"}, "default": "a"}},
+		{name: "n", want: map[string]any{"type": "string", "description": "JSON value", "default": "2.5"}}, // not an integer
+		{name: "extra", want: map[string]any{"type": "string", "default": "e"}},
+		{name: "flag", want: map[string]any{"type": "boolean", "default": true}},
+		{name: "num", want: map[string]any{"type": "number", "default": 1.5}},
+		{name: "list", want: map[string]any{"type": "string", "description": "JSON value", "default": "[1]"}},
+		{name: "unsent", want: map[string]any{"type": "string", "description": "Not sent"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := props[tt.name]; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("property %q = %v, want %v", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewFormRememberKey(t *testing.T) {
+	tests := []struct {
+		name string
+		args string
+		want string
+	}{
+		{name: "free", args: `{"a":"x"}`, want: "remember"},
+		{name: "argument called remember", args: `{"remember":"milk"}`, want: "remember_for_session"},
+		{name: "both taken", args: `{"remember":"milk","remember_for_session":true}`, want: "_remember_for_session"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := approval.NewForm(tools.Info{Name: "t"}, json.RawMessage(tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.RememberKey != tt.want {
+				t.Errorf("RememberKey = %q, want %q", f.RememberKey, tt.want)
+			}
+			if got := properties(t, f)[tt.want]["type"]; got != "boolean" {
+				t.Errorf("property %q has type %v, want the boolean remember box", tt.want, got)
+			}
+			// The argument keeps its own field, and ticking the box is not an edit.
+			out, err := f.Decide(json.RawMessage(tt.args), approval.Answer{Action: "accept", Content: map[string]any{tt.want: true}}, nil)
+			if err != nil || out.Decision != approval.Approve || !out.Remember || string(out.Args) != tt.args {
+				t.Errorf("Decide(tick the box) = %+v, %v; want Approve, remembered, the args unchanged", out, err)
+			}
+		})
+	}
+}
+
+func TestNewFormNotAnObject(t *testing.T) {
+	for _, args := range []string{`[1]`, `"x"`, `3`, `{"a":`, `{"a":1} {}`, `{"a":1}x`} {
+		t.Run(args, func(t *testing.T) {
+			if _, err := approval.NewForm(mail.Info(), json.RawMessage(args)); err == nil {
+				t.Errorf("NewForm(%s) = nil error, want one", args)
+			}
+		})
+	}
+}
+
+func TestDecide(t *testing.T) {
+	v := schema.MustCompile(mail.Info().InputSchema)
+	tests := []struct {
+		name     string
+		answer   approval.Answer
+		want     approval.Decision
+		remember bool
+		args     map[string]any // with Edit: the fields the edited args must hold
+		reason   string         // with Reject: what the reason must contain
+		errMsg   string         // an invalid-arguments error starting so
+	}{
+		{name: "accept without content", answer: approval.Answer{Action: "accept"}, want: approval.Approve},
+		{name: "accept with the same values", answer: approval.Answer{Action: "accept", Content: map[string]any{"to": "bob@x.io", "count": 2, "meta": `{ "k" : "v" }`, "body": longBody}}, want: approval.Approve},
+		{name: "remember", answer: approval.Answer{Action: "accept", Content: map[string]any{"remember": true}}, want: approval.Approve, remember: true},
+		{name: "remember unticked", answer: approval.Answer{Action: "accept", Content: map[string]any{"remember": false}}, want: approval.Approve},
+		{name: "edit", answer: approval.Answer{Action: "accept", Content: map[string]any{"to": "eve@x.io", "count": 3, "remember": true}},
+			want: approval.Edit, remember: true, args: map[string]any{"to": "eve@x.io", "count": 3.0, "priority": "low", "token": "s3cret"}},
+		{name: "edit nested JSON", answer: approval.Answer{Action: "accept", Content: map[string]any{"meta": `{"k":"w"}`, "tags": `[]`}},
+			want: approval.Edit, args: map[string]any{"meta": map[string]any{"k": "w"}, "tags": []any{}}},
+		{name: "secret left empty keeps the model's value", answer: approval.Answer{Action: "accept", Content: map[string]any{"token": ""}}, want: approval.Approve},
+		{name: "secret replaced", answer: approval.Answer{Action: "accept", Content: map[string]any{"token": "new"}},
+			want: approval.Edit, args: map[string]any{"token": "new"}},
+		{name: "edit breaking the tool's schema", answer: approval.Answer{Action: "accept", Content: map[string]any{"to": "BOB"}},
+			errMsg: `the reviewer's edit is invalid: field "to"`},
+		{name: "edit breaking the tool's schema in JSON text", answer: approval.Answer{Action: "accept", Content: map[string]any{"meta": `{"k":1}`}},
+			errMsg: `the reviewer's edit is invalid: field "meta.k"`},
+		{name: "wrong type", answer: approval.Answer{Action: "accept", Content: map[string]any{"count": "two"}},
+			want: approval.Reject, reason: `Rejected: the reviewer's answer did not fit the form: field "count": expected integer, got string`},
+		{name: "value outside the enum", answer: approval.Answer{Action: "accept", Content: map[string]any{"priority": "urgent"}},
+			want: approval.Reject, reason: `Rejected: the reviewer's answer did not fit the form: field "priority"`},
+		{name: "unknown field", answer: approval.Answer{Action: "accept", Content: map[string]any{"cc": "x"}},
+			want: approval.Reject, reason: `Rejected: the reviewer's answer did not fit the form: unknown field "cc"`},
+		{name: "JSON text edited to invalid JSON", answer: approval.Answer{Action: "accept", Content: map[string]any{"meta": `{"k":`}},
+			want: approval.Reject, reason: `Rejected: the reviewer's answer did not fit the form: field "meta" must hold JSON text, got "{\"k\":"`},
+		{name: "decline", answer: approval.Answer{Action: "decline"},
+			want: approval.Reject, reason: `Rejected by reviewer: to="bob@x.io", priority="low", count=2, urgent=false, meta={"k":"v"}, tags=["a","b"], body="long text long text long text long text long text long text …" (140 more characters), token=[hidden]`},
+		{name: "cancel", answer: approval.Answer{Action: "cancel"}, want: approval.Reject, reason: "Rejected by reviewer: cancelled by the user"},
+		{name: "unknown action", answer: approval.Answer{Action: "maybe"}, want: approval.Reject, reason: `Rejected: the reviewer's answer "maybe" is not accept, decline or cancel; the tool did not run`},
+		{name: "empty action", answer: approval.Answer{}, want: approval.Reject, reason: `is not accept, decline or cancel`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := mailForm(t).Decide(mailArgs, tt.answer, v)
+			if tt.errMsg != "" {
+				var te *tools.Error
+				if !errors.As(err, &te) || te.Kind != tools.KindInvalidArguments || !strings.HasPrefix(te.Message, tt.errMsg) {
+					t.Fatalf("Decide = %+v, %v; want an invalid-arguments error starting %q", out, err, tt.errMsg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Decide: %v", err)
+			}
+			if out.Decision != tt.want || out.Remember != tt.remember || out.By != "elicitation" {
+				t.Errorf("Decide = %+v; want decision %s, remember %v, by elicitation", out, tt.want, tt.remember)
+			}
+			switch tt.want {
+			case approval.Approve:
+				if !bytes.Equal(out.Args, mailArgs) {
+					t.Errorf("approved args = %s, want the model's exactly: %s", out.Args, mailArgs)
+				}
+			case approval.Edit:
+				var got map[string]any
+				if err := json.Unmarshal(out.Args, &got); err != nil {
+					t.Fatalf("edited args %s: %v", out.Args, err)
+				}
+				for k, want := range tt.args {
+					if !reflect.DeepEqual(got[k], want) {
+						t.Errorf("edited %s = %v, want %v (args %s)", k, got[k], want, out.Args)
+					}
+				}
+				if err := v.Validate(out.Args); err != nil {
+					t.Errorf("edited args break the tool's schema: %v", err)
+				}
+			case approval.Reject:
+				if !strings.Contains(out.Reason, tt.reason) || out.Args != nil || out.Remember {
+					t.Errorf("Decide = %+v; want a rejection whose reason contains %q, no args", out, tt.reason)
+				}
+				if strings.Contains(out.Reason, "s3cret") {
+					t.Errorf("reason %q shows the secret", out.Reason)
+				}
+			}
+		})
+	}
+}
+
+func TestDecideUnsentFields(t *testing.T) {
+	args := json.RawMessage(`{"to":"bob@x.io","body":"hi"}`)
+	f, err := approval.NewForm(mail.Info(), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		content map[string]any
+		want    approval.Decision
+		args    string
+	}{
+		{name: "left empty", content: map[string]any{"meta": "", "tags": "", "token": ""}, want: approval.Approve, args: string(args)},
+		{name: "added", content: map[string]any{"priority": "high", "meta": `{"a":"b"}`}, want: approval.Edit,
+			args: `{"body":"hi","meta":{"a":"b"},"priority":"high","to":"bob@x.io"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := f.Decide(args, approval.Answer{Action: "accept", Content: tt.content}, schema.MustCompile(mail.Info().InputSchema))
+			if err != nil || out.Decision != tt.want || string(out.Args) != tt.args {
+				t.Errorf("Decide = %+v, %v; want %s with %s", out, err, tt.want, tt.args)
+			}
+		})
+	}
+}
+
+func TestDecideZeroForm(t *testing.T) {
+	out, err := approval.Form{}.Decide(mailArgs, approval.Answer{Action: "accept"}, nil)
+	if err == nil || out.Decision != approval.Reject {
+		t.Errorf("zero Form accept = %+v, %v; want an error and no approval", out, err)
+	}
+}
+
+func TestSummary(t *testing.T) {
+	info := tools.Info{Secret: []string{"key"}}
+	tests := []struct {
+		name string
+		args string
+		max  int
+		want string
+	}{
+		{name: "pairs in order", args: `{"path":"a.txt","n":1,"key":"k"}`, want: `path="a.txt", n=1, key=[hidden]`},
+		{name: "long value", args: `{"content":"` + strings.Repeat("a", 70) + `"}`, want: `content="` + strings.Repeat("a", 60) + `…" (10 more characters)`},
+		{name: "cut to max", args: `{"a":"0123456789","b":"x"}`, max: 10, want: `a="0123456…`},
+		{name: "no arguments", args: `{}`, want: "no arguments"},
+		{name: "not an object", args: `[1]`, want: "arguments that are not a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := approval.Summary(info, json.RawMessage(tt.args), tt.max); got != tt.want {
+				t.Errorf("Summary = %s, want %s", got, tt.want)
+			}
+		})
+	}
+	t.Run("default max", func(t *testing.T) {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range 20 {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`"field` + string(rune('a'+i)) + `":"` + strings.Repeat("v", 30) + `"`)
+		}
+		b.WriteString("}")
+		got := approval.Summary(info, json.RawMessage(b.String()), 0)
+		if n := utf8.RuneCountInString(got); n != approval.SummaryLen+1 || !strings.HasSuffix(got, "…") {
+			t.Errorf("Summary of 20 long fields has %d characters (%s), want %d and an ellipsis", n, got, approval.SummaryLen+1)
+		}
+	})
+}
+
+func FuzzNewForm(f *testing.F) {
+	f.Add([]byte(mailArgs))
+	f.Add([]byte(`{"remember":1,"remember_for_session":{"a":[]}}`))
+	f.Add([]byte(`{"a":"\u00e9","a":null}`))
+	info := mail.Info()
+	f.Fuzz(func(t *testing.T, args []byte) {
+		form, err := approval.NewForm(info, args)
+		if err != nil {
+			return
+		}
+		// Whatever the arguments, accepting the form as shown runs them
+		// unchanged.
+		out, err := form.Decide(args, approval.Answer{Action: "accept"}, nil)
+		if err != nil || out.Decision != approval.Approve || !bytes.Equal(out.Args, args) {
+			t.Errorf("accepting the form for %s = %+v, %v; want Approve with the args", args, out, err)
+		}
+	})
+}

@@ -1,0 +1,196 @@
+package approval_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-tools/mcp-tools/approval"
+)
+
+// testSigner returns a signer on a clock the test moves.
+func testSigner(ttl time.Duration) (*approval.Signer, *time.Time) {
+	now := time.Unix(1_700_000_000, 0)
+	s := approval.NewSigner(ttl)
+	approval.SetClock(s, func() time.Time { return now })
+	return s, &now
+}
+
+// tamper re-encodes a state's payload after change, keeping its MAC.
+func tamper(t *testing.T, state string, change func(map[string]any)) string {
+	t.Helper()
+	enc, mac, _ := strings.Cut(state, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(raw, &p); err != nil {
+		t.Fatal(err)
+	}
+	change(p)
+	raw, _ = json.Marshal(p)
+	return base64.RawURLEncoding.EncodeToString(raw) + "." + mac
+}
+
+// flipLast changes the last character of s to another valid one.
+func flipLast(s string) string {
+	last := s[len(s)-1]
+	repl := byte('A')
+	if last == 'A' {
+		repl = 'B'
+	}
+	return s[:len(s)-1] + string(repl)
+}
+
+func TestSignerVerify(t *testing.T) {
+	b := approval.Binding{Session: "s1", Tool: "send_mail", Args: json.RawMessage(`{"a":1,"b":[2,3]}`), CallID: "7"}
+	tests := []struct {
+		name  string
+		state func(t *testing.T, s *approval.Signer) string
+		b     approval.Binding
+		want  error
+	}{
+		{name: "genuine", b: b},
+		{name: "same args in another key order and spacing", b: approval.Binding{Session: "s1", Tool: "send_mail", Args: json.RawMessage(` { "b" : [2, 3], "a": 1 }`), CallID: "7"}},
+		{name: "other session", b: approval.Binding{Session: "s2", Tool: b.Tool, Args: b.Args, CallID: b.CallID}, want: approval.ErrMismatch},
+		{name: "other tool", b: approval.Binding{Session: b.Session, Tool: "file_write", Args: b.Args, CallID: b.CallID}, want: approval.ErrMismatch},
+		{name: "other args", b: approval.Binding{Session: b.Session, Tool: b.Tool, Args: json.RawMessage(`{"a":1,"b":[3,2]}`), CallID: b.CallID}, want: approval.ErrMismatch},
+		{name: "other call", b: approval.Binding{Session: b.Session, Tool: b.Tool, Args: b.Args, CallID: "8"}, want: approval.ErrMismatch},
+		{name: "tampered payload", b: b, want: approval.ErrForged, state: func(t *testing.T, s *approval.Signer) string {
+			return tamper(t, s.Sign(approval.Binding{Session: "s0", Tool: b.Tool, Args: b.Args, CallID: b.CallID}), func(p map[string]any) { p["s"] = "s1" })
+		}},
+		{name: "tampered expiry", b: b, want: approval.ErrForged, state: func(t *testing.T, s *approval.Signer) string {
+			return tamper(t, s.Sign(b), func(p map[string]any) { p["e"] = p["e"].(float64) + 1e9 })
+		}},
+		{name: "tampered MAC", b: b, want: approval.ErrForged, state: func(t *testing.T, s *approval.Signer) string { return flipLast(s.Sign(b)) }},
+		{name: "MAC cut", b: b, want: approval.ErrForged, state: func(t *testing.T, s *approval.Signer) string { st := s.Sign(b); return st[:len(st)-4] }},
+		{name: "MAC missing", b: b, want: approval.ErrForged, state: func(t *testing.T, s *approval.Signer) string {
+			st, _, _ := strings.Cut(s.Sign(b), ".")
+			return st + "."
+		}},
+		{name: "another signer's state", b: b, want: approval.ErrForged, state: func(t *testing.T, s *approval.Signer) string { return approval.NewSigner(0).Sign(b) }},
+		{name: "empty", b: b, want: approval.ErrForged, state: func(*testing.T, *approval.Signer) string { return "" }},
+		{name: "garbage", b: b, want: approval.ErrForged, state: func(*testing.T, *approval.Signer) string { return "not a state at all" }},
+		{name: "garbage with a dot", b: b, want: approval.ErrForged, state: func(*testing.T, *approval.Signer) string { return "e30.%%%" }},
+		{name: "over MaxStateLen", b: b, want: approval.ErrForged, state: func(*testing.T, *approval.Signer) string {
+			return strings.Repeat("A", approval.MaxStateLen) + ".AAAA"
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := testSigner(time.Minute)
+			state := s.Sign(b)
+			if tt.state != nil {
+				state = tt.state(t, s)
+			}
+			if err := s.Verify(state, tt.b); !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
+				t.Errorf("Verify = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSignerSingleUse(t *testing.T) {
+	s, _ := testSigner(time.Minute)
+	b := approval.Binding{Session: "s1", Tool: "t", Args: json.RawMessage(`{}`)}
+	state := s.Sign(b)
+	// A state that does not match is not used up by the attempt.
+	if err := s.Verify(state, approval.Binding{Session: "s2", Tool: "t", Args: b.Args}); !errors.Is(err, approval.ErrMismatch) {
+		t.Fatalf("Verify(other session) = %v, want ErrMismatch", err)
+	}
+	if err := s.Verify(state, b); err != nil {
+		t.Fatalf("first Verify = %v, want nil", err)
+	}
+	if err := s.Verify(state, b); !errors.Is(err, approval.ErrReplayed) {
+		t.Errorf("second Verify = %v, want ErrReplayed", err)
+	}
+	// Two states for the same call are independent.
+	if err := s.Verify(s.Sign(b), b); err != nil {
+		t.Errorf("Verify(fresh state for the same call) = %v, want nil", err)
+	}
+}
+
+func TestSignerExpiry(t *testing.T) {
+	tests := []struct {
+		name  string
+		ttl   time.Duration
+		after time.Duration
+		want  error
+	}{
+		{name: "just in time", ttl: time.Minute, after: time.Minute},
+		{name: "too late", ttl: time.Minute, after: time.Minute + time.Millisecond, want: approval.ErrExpired},
+		{name: "zero ttl is the default", ttl: 0, after: approval.DefaultStateTTL},
+		{name: "zero ttl is the default, too late", ttl: 0, after: approval.DefaultStateTTL + time.Second, want: approval.ErrExpired},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, now := testSigner(tt.ttl)
+			b := approval.Binding{Session: "s", Tool: "t"}
+			state := s.Sign(b)
+			*now = now.Add(tt.after)
+			if err := s.Verify(state, b); !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
+				t.Errorf("Verify after %s = %v, want %v", tt.after, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSignerPrunesUsedNonces(t *testing.T) {
+	s, now := testSigner(time.Minute)
+	b := approval.Binding{Session: "s", Tool: "t"}
+	for range 3 {
+		if err := s.Verify(s.Sign(b), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := approval.UsedNonces(s); got != 3 {
+		t.Fatalf("used nonces kept = %d, want 3", got)
+	}
+	*now = now.Add(2 * time.Minute)
+	if err := s.Verify(s.Sign(b), b); err != nil {
+		t.Fatal(err)
+	}
+	if got := approval.UsedNonces(s); got != 1 {
+		t.Errorf("used nonces kept after the others expired = %d, want 1", got)
+	}
+}
+
+func TestSignerStateIsURLSafe(t *testing.T) {
+	s, _ := testSigner(0)
+	state := s.Sign(approval.Binding{Session: "a/b+c", Tool: "t", Args: json.RawMessage(`{"x":"?&="}`)})
+	if strings.Trim(state, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") != "" {
+		t.Errorf("state %q has characters outside the URL-safe alphabet", state)
+	}
+	if strings.Contains(state, "?&=") {
+		t.Errorf("state %q carries the arguments in clear", state)
+	}
+}
+
+func FuzzVerify(f *testing.F) {
+	s := approval.NewSigner(time.Minute)
+	b := approval.Binding{Session: "s", Tool: "t", Args: json.RawMessage(`{"a":1}`)}
+	genuine := s.Sign(b)
+	f.Add(genuine)
+	f.Add(flipLast(genuine))
+	f.Add("")
+	f.Add("a.b")
+	f.Fuzz(func(t *testing.T, state string) {
+		err := s.Verify(state, b)
+		if err == nil {
+			if state != genuine {
+				t.Errorf("Verify(%q) = nil, want only the genuine state %q to verify", state, genuine)
+			}
+			return
+		}
+		for _, known := range []error{approval.ErrForged, approval.ErrExpired, approval.ErrReplayed, approval.ErrMismatch} {
+			if errors.Is(err, known) {
+				return
+			}
+		}
+		t.Errorf("Verify(%q) = %v, want one of the Err values", state, err)
+	})
+}
