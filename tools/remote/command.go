@@ -32,7 +32,7 @@ var InheritedEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL",
 
 // CommandConfig declares a subprocess tool.
 type CommandConfig struct {
-	Common
+	Common `yaml:",inline"`
 	// Command is the program and its arguments. It is run directly, never
 	// through a shell. A relative program path is relative to Dir.
 	Command []string `yaml:"command" json:"command"`
@@ -196,9 +196,9 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 	case killedFor == "ctx":
 		return tools.Result{}, ended(name, c.cfg.Timeout, ctx)
 	case stdout.over || killedFor == "overflow" && !stderr.over:
-		return tools.Result{}, tools.Failed("tool %q: its output exceeds the %d-byte limit", name, c.cfg.MaxStdout)
+		return tools.Result{}, tools.Failed("tool %q: its output exceeds the %s limit (max_stdout); ask for less output", name, size(c.cfg.MaxStdout))
 	case stderr.over:
-		return tools.Result{}, tools.Failed("tool %q: its error output exceeds the %d-byte limit", name, c.cfg.MaxStderr)
+		return tools.Result{}, tools.Failed("tool %q: its error output exceeds the %s limit (max_stderr)", name, size(c.cfg.MaxStderr))
 	}
 	if errors.Is(waitErr, exec.ErrWaitDelay) {
 		// The program exited 0; something it left behind kept a pipe open
@@ -210,7 +210,10 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 		ee := &ExitError{Code: exitErr.ExitCode(), Stderr: trimStderr(stderr.text())}
 		msg := ee.Stderr
 		if msg == "" {
-			msg = fmt.Sprintf("exited with status %d and no error output", ee.Code)
+			msg = fmt.Sprintf("tool %q exited with status %d and no error output", name, ee.Code)
+			if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				msg = fmt.Sprintf("tool %q was killed by signal %s", name, ws.Signal())
+			}
 		}
 		return tools.Result{}, &tools.Error{Kind: tools.KindExecutionFailed, Code: ee.Code, Message: msg, Err: ee}
 	}

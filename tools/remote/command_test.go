@@ -57,6 +57,19 @@ func helper(mode string) int {
 		reply(map[string]any{"success": true, "output": "done"})
 	case "env":
 		reply(map[string]any{"success": true, "output": os.Getenv("MODEL") + "|" + os.Getenv("REMOTE_TEST_SECRET") + "|" + os.Getenv(helperEnv)})
+	case "big":
+		n, _ := strconv.Atoi(os.Getenv("SIZE"))
+		reply(map[string]any{"success": true, "output": strings.Repeat("b", n)})
+	case "errlong":
+		for i := range 1000 {
+			fmt.Fprintf(os.Stderr, "line %d of the error output\n", i)
+		}
+		fmt.Fprint(os.Stderr, "the real reason\n")
+		return 2
+	case "progressfail":
+		fmt.Fprintln(os.Stderr, `{"progress": 0.1, "total": 1, "message": "starting"}`)
+		fmt.Fprintln(os.Stderr, "cannot open model.bin")
+		return 1
 	case "pwd":
 		wd, _ := os.Getwd()
 		reply(map[string]any{"success": true, "output": wd})
@@ -105,8 +118,8 @@ func TestCommandProtocol(t *testing.T) {
 		{"logical failure", "fail", "the model is not loaded", tools.KindExecutionFailed, 0},
 		{"non-zero exit gives stderr", "exit", "boom: disk full", tools.KindExecutionFailed, 3},
 		{"invalid JSON", "garbage", `invalid response from tool "sub": it is not JSON with a "success" field: "this is not JSON\n"`, tools.KindExecutionFailed, 0},
-		{"stdout over the cap", "flood", "its output exceeds the 1048576-byte limit", tools.KindExecutionFailed, 0},
-		{"stderr over the cap", "errflood", "its error output exceeds the 65536-byte limit", tools.KindExecutionFailed, 0},
+		{"stdout over the cap", "flood", "its output exceeds the 1 MiB limit", tools.KindExecutionFailed, 0},
+		{"stderr over the cap", "errflood", "its error output exceeds the 64 KiB limit", tools.KindExecutionFailed, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -293,15 +306,29 @@ func TestCommandMaxConcurrency(t *testing.T) {
 }
 
 func TestNewCommandRefusesBadConfig(t *testing.T) {
-	for _, cfg := range []remote.CommandConfig{
-		{Common: remote.Common{Name: "x", Description: "d"}},
-		{Common: remote.Common{Name: "bad name", Description: "d"}, Command: []string{"true"}},
-		{Common: remote.Common{Name: "x"}, Command: []string{"true"}},
-		{Common: remote.Common{Name: "x", Description: "d", Timeout: -1}, Command: []string{"true"}},
-	} {
-		if _, err := remote.NewCommand(cfg); err == nil {
-			t.Errorf("NewCommand(%+v) succeeded", cfg)
-		}
+	common := remote.Common{Name: "x", Description: "d"}
+	tests := []struct {
+		name string
+		cfg  remote.CommandConfig
+		want string
+	}{
+		{"empty command", remote.CommandConfig{Common: common}, "the command is empty"},
+		{"empty program", remote.CommandConfig{Common: common, Command: []string{""}}, "the command is empty"},
+		{"bad name", remote.CommandConfig{Common: remote.Common{Name: "bad name", Description: "d"}, Command: []string{"true"}}, "only letters"},
+		{"no description", remote.CommandConfig{Common: remote.Common{Name: "x"}, Command: []string{"true"}}, "a description is required"},
+		{"negative timeout", remote.CommandConfig{Common: remote.Common{Name: "x", Description: "d", Timeout: -1}, Command: []string{"true"}}, "timeout must not be negative"},
+		{"negative concurrency", remote.CommandConfig{Common: remote.Common{Name: "x", Description: "d", MaxConcurrency: -1}, Command: []string{"true"}}, "max_concurrency must not be negative"},
+		{"negative max_stdout", remote.CommandConfig{Common: common, Command: []string{"true"}, MaxStdout: -1}, "must not be negative"},
+		{"negative max_stderr", remote.CommandConfig{Common: common, Command: []string{"true"}, MaxStderr: -1}, "must not be negative"},
+		{"negative kill_grace", remote.CommandConfig{Common: common, Command: []string{"true"}, KillGrace: -1}, "must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := remote.NewCommand(tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got error %v, want one containing %q", err, tt.want)
+			}
+		})
 	}
 }
 

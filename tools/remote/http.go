@@ -24,7 +24,8 @@ const (
 
 // HTTPConfig declares an HTTP endpoint tool.
 type HTTPConfig struct {
-	Common
+	Common `yaml:",inline"`
+	// URL is the endpoint, http or https. Required.
 	URL string `yaml:"url" json:"url"`
 	// Method is GET, POST (the default), PUT, PATCH or DELETE.
 	Method string `yaml:"method" json:"method,omitempty"`
@@ -200,11 +201,12 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (tools.Result, er
 		}
 		return tools.Result{}, tools.Failed("tool %q: reading the response: %v", name, err)
 	}
-	if int64(len(data)) > t.cfg.MaxResponseBytes {
-		return tools.Result{}, tools.Failed("tool %q: the response exceeds the %d-byte limit", name, t.cfg.MaxResponseBytes)
-	}
 	if resp.StatusCode >= 400 {
+		// The status says more than the size of an error page would.
 		return tools.Result{}, (&tools.Error{Kind: tools.KindExecutionFailed, Message: fmt.Sprintf("HTTP %d: %s", resp.StatusCode, snippet(bytes.TrimSpace(data), 200))}).WithCode(resp.StatusCode)
+	}
+	if int64(len(data)) > t.cfg.MaxResponseBytes {
+		return tools.Result{}, tools.Failed("tool %q: the response exceeds the %s limit (max_response_bytes)", name, size(t.cfg.MaxResponseBytes))
 	}
 	res := tools.Result{Text: string(data)}
 	if len(t.cfg.OutputSchema) > 0 {

@@ -132,14 +132,16 @@ func TestHTTPFailures(t *testing.T) {
 		code    int
 	}{
 		{"4xx", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no such thing", 404) }, 0, "HTTP 404: no such thing", tools.KindExecutionFailed, 404},
-		{"5xx", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down for maintenance", http.StatusServiceUnavailable) }, 0, "HTTP 503: down for maintenance", tools.KindExecutionFailed, 503},
+		{"5xx", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+		}, 0, "HTTP 503: down for maintenance", tools.KindExecutionFailed, 503},
 		{"timeout", func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-time.After(5 * time.Second):
 			case <-r.Context().Done():
 			}
 		}, 200 * time.Millisecond, `tool "svc" timed out after 200ms`, tools.KindTimeout, 0},
-		{"huge body", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, big) }, 0, "exceeds the 5242880-byte limit", tools.KindExecutionFailed, 0},
+		{"huge body", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, big) }, 0, "exceeds the 5 MiB limit", tools.KindExecutionFailed, 0},
 		{"redirect to another scheme", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "ftp://example.invalid/x", http.StatusFound)
 		}, 0, "is not followed", tools.KindExecutionFailed, 0},
@@ -158,13 +160,26 @@ func TestHTTPFailures(t *testing.T) {
 }
 
 func TestNewHTTPRefusesBadConfig(t *testing.T) {
-	for _, cfg := range []remote.HTTPConfig{
-		{Common: remote.Common{Name: "x", Description: "d"}, URL: "ftp://x"},
-		{Common: remote.Common{Name: "x", Description: "d"}, URL: "http://x", Method: "TRACE"},
-		{Common: remote.Common{Name: "x", Description: "d"}, URL: "not a url"},
-	} {
-		if _, err := remote.NewHTTP(cfg); err == nil {
-			t.Errorf("NewHTTP(%+v) succeeded", cfg)
-		}
+	common := remote.Common{Name: "x", Description: "d"}
+	tests := []struct {
+		name string
+		cfg  remote.HTTPConfig
+		want string
+	}{
+		{"other scheme", remote.HTTPConfig{Common: common, URL: "ftp://x"}, "is not an http or https URL"},
+		{"not a URL", remote.HTTPConfig{Common: common, URL: "not a url"}, "is not an http or https URL"},
+		{"no host", remote.HTTPConfig{Common: common, URL: "http:///path"}, "is not an http or https URL"},
+		{"bad method", remote.HTTPConfig{Common: common, URL: "http://x", Method: "TRACE"}, `method "TRACE": use GET, POST, PUT, PATCH or DELETE`},
+		{"negative max_response_bytes", remote.HTTPConfig{Common: common, URL: "http://x", MaxResponseBytes: -1}, "max_response_bytes must not be negative"},
+		{"negative concurrency", remote.HTTPConfig{Common: remote.Common{Name: "x", Description: "d", MaxConcurrency: -2}, URL: "http://x"}, "max_concurrency must not be negative"},
+		{"negative timeout", remote.HTTPConfig{Common: remote.Common{Name: "x", Description: "d", Timeout: -time.Second}, URL: "http://x"}, "timeout must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := remote.NewHTTP(tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got error %v, want one containing %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -26,16 +26,25 @@ import (
 // DefaultTimeout bounds a call when a config's Timeout is zero.
 const DefaultTimeout = 30 * time.Second
 
-// Common holds what every remote tool declares.
+// Common holds what every remote tool declares. CommandConfig and
+// HTTPConfig embed it inline, so in a config file its fields sit next to
+// theirs. Its schema fields hold JSON: a YAML loader maps them with the
+// decoder's JSON-unmarshaler option (goccy/go-yaml: yaml.UseJSONUnmarshaler).
 type Common struct {
-	Name        string `yaml:"name" json:"name"`
+	// Name is the tool's name (see tools.ValidateName). Required.
+	Name string `yaml:"name" json:"name"`
+	// Description tells the model what the tool does. Required.
 	Description string `yaml:"description" json:"description"`
 	// InputSchema, when set, is the JSON Schema (an object) of the
 	// arguments. Empty: a plain tool with one string, "input".
 	InputSchema json.RawMessage `yaml:"input_schema" json:"input_schema,omitempty"`
 	// OutputSchema, when set, describes the structured output.
-	OutputSchema json.RawMessage   `yaml:"output_schema" json:"output_schema,omitempty"`
-	Annotations  tools.Annotations `yaml:"-" json:"-"`
+	// Empty: no output schema, and no structured result for HTTP tools.
+	OutputSchema json.RawMessage `yaml:"output_schema" json:"output_schema,omitempty"`
+	// Annotations are the behaviour hints published with the tool. Zero:
+	// every hint false. A config loader maps them itself (tools.Annotations
+	// carries no file tags).
+	Annotations tools.Annotations `yaml:"-" json:"-"`
 	// MaxConcurrency bounds the calls of this tool running at once; more
 	// wait their turn. Zero: no bound.
 	MaxConcurrency int `yaml:"max_concurrency" json:"max_concurrency,omitempty"`
@@ -149,6 +158,17 @@ func ended(name string, d time.Duration, ctx context.Context) error {
 
 func cancelled(name string, ctx context.Context) error {
 	return &tools.Error{Kind: tools.KindCancelled, Message: fmt.Sprintf("tool %q was cancelled", name), Err: context.Cause(ctx)}
+}
+
+// size writes a byte count for a message: "1 MiB", "64 KiB", "1000 bytes".
+func size(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d-byte", n)
 }
 
 // snippet shortens b for an error message.
