@@ -44,7 +44,7 @@ func New(cfg Config) tools.Tool {
 		cfg.MaxInputBytes = DefaultMaxInputBytes
 	}
 	return typed.MustNew("json_query",
-		"Select values from a JSON document with an RFC 9535 JSONPath query and return them as a JSON array. "+
+		"Select values from a JSON document with an RFC 9535 JSONPath query; the result is {\"matches\": [...], \"count\": n} with the selected values in document order. "+
 			"Supports child (.name, ['name']), wildcard (*), recursive descent (..), index and slice ([0], [-1], [1:3]) "+
 			"and filter ([?@.price < 10], [?@.tags]) selectors, and the functions length(), count(), match(), search(), value(). "+
 			fmt.Sprintf("The document may be at most %d bytes.", cfg.MaxInputBytes),
