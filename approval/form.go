@@ -53,9 +53,8 @@ const (
 	SummaryLen = 200
 )
 
-// hidden stands for the value of a secret argument wherever people could
-// read it.
-const hidden = "[hidden]"
+// hidden stands for a secret argument's value wherever people could see it.
+const hidden = tools.Hidden
 
 // formatsAllowed are the string formats an elicitation schema may carry.
 var formatsAllowed = map[string]bool{"email": true, "uri": true, "date": true, "date-time": true}

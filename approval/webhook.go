@@ -92,7 +92,7 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req.Tool = info.Name
-	req.Arguments = hideSecrets(args, info.Secret)
+	req.Arguments = tools.Redact(args, info.Secret)
 	if req.Summary == "" {
 		req.Summary = Summary(info, args, 0)
 	}
@@ -164,27 +164,6 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 		return Outcome{Decision: Edit, Args: edited, By: "webhook"}, nil
 	}
 	return Outcome{}, fmt.Errorf("approval webhook: unknown decision %q: want approve, reject or edit", a.Decision)
-}
-
-// hideSecrets replaces the values of secret fields by "[hidden]".
-func hideSecrets(args json.RawMessage, secret []string) json.RawMessage {
-	if len(secret) == 0 {
-		return args
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(args, &m) != nil {
-		return args
-	}
-	for _, k := range secret {
-		if _, ok := m[k]; ok {
-			m[k] = json.RawMessage(`"` + hidden + `"`)
-		}
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return args
-	}
-	return b
 }
 
 // restoreSecrets puts the model's secret values back where an edit echoed

@@ -92,32 +92,7 @@ func renderInput(args json.RawMessage, secret []string, plain bool) string {
 	if len(secret) == 0 {
 		return string(args)
 	}
-	return string(Redact(args, secret))
-}
-
-// Redact returns args with the values of the named top-level fields
-// replaced by "[REDACTED]". Arguments that are not an object are returned
-// as they are.
-func Redact(args json.RawMessage, secret []string) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(args, &m) != nil {
-		return args
-	}
-	changed := false
-	for _, k := range secret {
-		if _, ok := m[k]; ok {
-			m[k] = json.RawMessage(`"[REDACTED]"`)
-			changed = true
-		}
-	}
-	if !changed {
-		return args
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return args
-	}
-	return b
+	return string(tools.Redact(args, secret))
 }
 
 // truncate shortens s to at most n characters, marking the cut.

@@ -27,11 +27,34 @@ func Wrap(t Tool, mws ...Middleware) Tool {
 	return &funcTool{info: info, fn: Chain(info, t.Call, mws...)}
 }
 
-// Arguments decodes args into v. It is a convenience for tools that take an
-// object; a decoding failure is an invalid-arguments error.
-func Arguments(args json.RawMessage, v any) error {
-	if err := json.Unmarshal(args, v); err != nil {
-		return InvalidArgs("cannot decode arguments: %v", err)
+// Hidden is what a secret argument's value is replaced by wherever
+// arguments are shown: logs, approval questions, webhooks.
+const Hidden = "[hidden]"
+
+// Redact returns args with the values of the named top-level fields (a
+// tool's Info.Secret) replaced by Hidden. Arguments that are not an object,
+// or hold none of the fields, are returned as they are.
+func Redact(args json.RawMessage, secret []string) json.RawMessage {
+	if len(secret) == 0 {
+		return args
 	}
-	return nil
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return args
+	}
+	changed := false
+	for _, k := range secret {
+		if _, ok := m[k]; ok {
+			m[k] = json.RawMessage(`"` + Hidden + `"`)
+			changed = true
+		}
+	}
+	if !changed {
+		return args
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return b
 }

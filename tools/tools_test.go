@@ -297,14 +297,18 @@ func TestChainOrder(t *testing.T) {
 	}
 }
 
-func TestArguments(t *testing.T) {
-	var in addIn
-	if err := tools.Arguments(json.RawMessage(`{"a":1,"b":2}`), &in); err != nil || in.A != 1 || in.B != 2 {
-		t.Errorf("Arguments = %+v, %v; want {1 2}, nil", in, err)
+func TestRedact(t *testing.T) {
+	tests := []struct{ name, args, want string }{
+		{"secret hidden", `{"user":"ann","password":"hunter2"}`, `{"password":"[hidden]","user":"ann"}`},
+		{"no secret given", `{"user":"ann"}`, `{"user":"ann"}`},
+		{"not an object", `[1,2]`, `[1,2]`},
 	}
-	err := tools.Arguments(json.RawMessage(`{"a":"x"}`), &in)
-	if !errors.Is(err, &tools.Error{Kind: tools.KindInvalidArguments}) {
-		t.Errorf("Arguments(wrong type) = %v, want an invalid-arguments error", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(tools.Redact(json.RawMessage(tt.args), []string{"password"})); got != tt.want {
+				t.Errorf("Redact(%s) = %s, want %s", tt.args, got, tt.want)
+			}
+		})
 	}
 }
 
