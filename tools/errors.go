@@ -27,6 +27,9 @@ const (
 	KindApprovalDenied Kind = "approval_denied"
 	// KindBudgetExhausted: the session's call budget is spent.
 	KindBudgetExhausted Kind = "budget_exhausted"
+	// KindResultTooLarge: the tool's result was over the server's cap on a
+	// result's size, and was not sent.
+	KindResultTooLarge Kind = "result_too_large"
 )
 
 // Error is a failed call: its kind, an optional numeric code, and a message
