@@ -1,6 +1,9 @@
 package tools
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Middleware wraps a tool's call with behaviour of its own (logging, limits,
 // approval...). It is applied once, when the server is built; info is the
@@ -31,9 +34,25 @@ func Wrap(t Tool, mws ...Middleware) Tool {
 // arguments are shown: logs, approval questions, webhooks.
 const Hidden = "[hidden]"
 
-// Redact returns args with the values of the named top-level fields (a
-// tool's Info.Secret) replaced by Hidden. Arguments that are not an object,
-// or hold none of the fields, are returned as they are.
+// IsSecret reports whether an argument called name is one of secret (a
+// tool's Info.Secret). Names are compared ignoring case (Unicode case
+// folding): a decoder that matches names case-insensitively, as
+// encoding/json does, would hand "TOKEN" to a "token" field, so a case
+// variant of a secret name is treated as the secret too.
+func IsSecret(name string, secret []string) bool {
+	for _, s := range secret {
+		if strings.EqualFold(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Redact returns args with the values of the secret top-level fields (a
+// tool's Info.Secret, matched as IsSecret does, so "TOKEN" is hidden when
+// "token" is secret) replaced by Hidden. Every field of that name is
+// hidden, a repeated one too. Arguments that are not an object, or hold
+// none of the fields, are returned as they are.
 func Redact(args json.RawMessage, secret []string) json.RawMessage {
 	if len(secret) == 0 {
 		return args
@@ -43,8 +62,8 @@ func Redact(args json.RawMessage, secret []string) json.RawMessage {
 		return args
 	}
 	changed := false
-	for _, k := range secret {
-		if _, ok := m[k]; ok {
+	for k := range m {
+		if IsSecret(k, secret) {
 			m[k] = json.RawMessage(`"` + Hidden + `"`)
 			changed = true
 		}

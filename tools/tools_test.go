@@ -298,17 +298,45 @@ func TestChainOrder(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
-	tests := []struct{ name, args, want string }{
-		{"secret hidden", `{"user":"ann","password":"hunter2"}`, `{"password":"[hidden]","user":"ann"}`},
-		{"no secret given", `{"user":"ann"}`, `{"user":"ann"}`},
-		{"not an object", `[1,2]`, `[1,2]`},
+	tests := []struct {
+		name, args string
+		secret     []string
+		want       string
+	}{
+		{"secret hidden", `{"user":"ann","password":"hunter2"}`, []string{"password"}, `{"password":"[hidden]","user":"ann"}`},
+		{"no secret given", `{"user":"ann"}`, []string{"password"}, `{"user":"ann"}`},
+		{"not an object", `[1,2]`, []string{"password"}, `[1,2]`},
+		{"upper-case variant", `{"TOKEN":"s3cret"}`, []string{"token"}, `{"TOKEN":"[hidden]"}`},
+		{"mixed-case variant next to the exact name", `{"token":"a","ToKeN":"s3cret"}`, []string{"token"}, `{"ToKeN":"[hidden]","token":"[hidden]"}`},
+		{"case-folded Kelvin sign", `{"\u212Aey":"s3cret"}`, []string{"key"}, "{\"\u212aey\":\"[hidden]\"}"},
+		{"a repeated name", `{"token":"s3cret","token":"again"}`, []string{"token"}, `{"token":"[hidden]"}`},
+		{"secret declared in upper case", `{"token":"s3cret"}`, []string{"TOKEN"}, `{"token":"[hidden]"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := string(tools.Redact(json.RawMessage(tt.args), []string{"password"})); got != tt.want {
-				t.Errorf("Redact(%s) = %s, want %s", tt.args, got, tt.want)
+			got := string(tools.Redact(json.RawMessage(tt.args), tt.secret))
+			if got != tt.want {
+				t.Errorf("Redact(%s, %q) = %s, want %s", tt.args, tt.secret, got, tt.want)
+			}
+			if strings.Contains(got, "s3cret") {
+				t.Errorf("Redact(%s, %q) = %s: the secret is in clear", tt.args, tt.secret, got)
 			}
 		})
+	}
+}
+
+func TestIsSecret(t *testing.T) {
+	secret := []string{"token", "api_key"}
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{"token", true}, {"TOKEN", true}, {"Api_Key", true}, {"tokens", false}, {"api-key", false}, {"", false},
+	}
+	for _, tt := range tests {
+		if got := tools.IsSecret(tt.name, secret); got != tt.want {
+			t.Errorf("IsSecret(%q, %q) = %v, want %v", tt.name, secret, got, tt.want)
+		}
 	}
 }
 

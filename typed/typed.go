@@ -32,6 +32,22 @@
 // not forbid them. Strict() publishes additionalProperties: false on every
 // object, and the server then rejects unknown fields.
 //
+// # Decoding
+//
+// Call decodes exactly what the schema validated, by the same rules: member
+// names match field names exactly, case included (github.com/go-json-experiment/json,
+// the encoding/json/v2 API), so {"UNITS": ...} is an unknown field and never
+// fills Units the way encoding/json's case-insensitive matching would. A
+// member name given twice, at any depth, and arguments that are not a JSON
+// object (null included) are refused as invalid arguments.
+//
+// # Recursive types
+//
+// The schema is written out in full, without references, so a type that
+// contains itself (type Node struct{ Kids []Node }, or through a pointer,
+// map or another struct) has no schema: New refuses it with an error that
+// names the cycle.
+//
 // # Output
 //
 // When Out is a struct (or a pointer to one) its schema is published as the
@@ -49,6 +65,8 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/invopop/jsonschema"
 
 	"github.com/mcp-tools/mcp-tools/tools"
@@ -133,13 +151,19 @@ func MustNew[In, Out any](name, description string, fn func(context.Context, In)
 // Info returns the tool's descriptor.
 func (t *Tool[In, Out]) Info() tools.Info { return t.info }
 
-// Call decodes args into In, runs the function and renders its output.
+// Call decodes args into In (see Decoding in the package documentation),
+// runs the function and renders its output. Arguments that are not a JSON
+// object, repeat a member name, or do not fit In are an invalid-arguments
+// error and the function does not run.
 func (t *Tool[In, Out]) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	var in In
 	if len(args) == 0 {
 		args = json.RawMessage("{}") // robust to a caller that breaks the contract
 	}
-	if err := json.Unmarshal(args, &in); err != nil {
+	if k := jsontext.Value(args).Kind(); k != '{' {
+		return tools.Result{}, tools.InvalidArgs("arguments must be a JSON object, got %s", kindName(k))
+	}
+	if err := jsonv2.Unmarshal(args, &in); err != nil {
 		return tools.Result{}, tools.InvalidArgs("cannot decode arguments: %v", err)
 	}
 	out, err := t.fn(ctx, in)
@@ -171,6 +195,23 @@ func (t *Tool[In, Out]) render(out Out) (tools.Result, error) {
 	return res, nil
 }
 
+// kindName names the kind of JSON value that starts with k, for messages.
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 'f', 't':
+		return "a boolean"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case '[':
+		return "an array"
+	}
+	return "something that is not JSON"
+}
+
 var (
 	timeType   = reflect.TypeFor[time.Time]()
 	resultType = reflect.TypeFor[tools.Result]()
@@ -194,7 +235,14 @@ var enumerType = reflect.TypeFor[Enumer]()
 // Schema returns the JSON Schema generated for t, a struct type, by the rules
 // in the package documentation. With strict, every object forbids unknown
 // properties.
+//
+// A recursive type (one that contains itself, directly or through slices,
+// arrays, maps, pointers or other structs) is an error naming the cycle,
+// found before any schema is generated.
 func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
+	if err := checkRecursion(t, nil, map[reflect.Type]bool{}); err != nil {
+		return nil, err
+	}
 	r := &jsonschema.Reflector{
 		Anonymous:                 true,
 		DoNotReference:            true,
@@ -242,4 +290,58 @@ func secretFields(t reflect.Type) []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// customSchema is implemented by types that give their own schema; the
+// reflector does not look inside them.
+type customSchema interface {
+	JSONSchema() *jsonschema.Schema
+}
+
+var customSchemaType = reflect.TypeFor[customSchema]()
+
+// checkRecursion walks the types the schema generator would visit from t
+// and reports a struct type met again while already inside it. path is how
+// t was reached, for the message; open holds the struct types being
+// walked.
+func checkRecursion(t reflect.Type, path []string, open map[reflect.Type]bool) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Implements(customSchemaType) || reflect.PointerTo(t).Implements(customSchemaType) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return checkRecursion(t.Elem(), append(path, "[]"), open)
+	case reflect.Map:
+		return checkRecursion(t.Elem(), append(path, "[key]"), open)
+	case reflect.Struct:
+	default:
+		return nil
+	}
+	if open[t] {
+		return fmt.Errorf("type %s is recursive: %s holds a %s again, and a type that contains itself has no finite schema; "+
+			"break the cycle (with a json.RawMessage field, say)", t, strings.Join(path, ""), t.Name())
+	}
+	if len(path) == 0 {
+		path = []string{t.Name()}
+	}
+	open[t] = true
+	defer delete(open, t)
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" || (!f.IsExported() && !f.Anonymous) {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		if err := checkRecursion(f.Type, append(path[:len(path):len(path)], "."+name), open); err != nil {
+			return err
+		}
+	}
+	return nil
 }

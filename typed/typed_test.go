@@ -515,3 +515,217 @@ func BenchmarkTypedCall(b *testing.B) {
 		}
 	}
 }
+
+// Units is an Enumer, for the decoding tests.
+type Units string
+
+func (Units) Enum() []string { return []string{"metric", "imperial"} }
+
+type weatherIn struct {
+	City  string `json:"city"`
+	Units Units  `json:"units,omitempty"`
+	Token string `json:"token,omitempty" secret:"true"`
+	Where *struct {
+		Lat float64 `json:"lat"`
+	} `json:"where,omitempty"`
+}
+
+// TestCallDecodesWhatWasValidated sends arguments that the schema accepts
+// (a case variant of a declared name is only an unknown extra field to it)
+// and checks that the function gets exactly the validated values, and that
+// repeated member names are refused before it runs.
+func TestCallDecodesWhatWasValidated(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      string
+		wantUnits Units
+		wantLat   float64
+		wantErr   string // an invalid_arguments error containing this
+	}{
+		{name: "case variant after the field", args: `{"city":"Oslo","units":"metric","UNITS":"kelvin; DROP"}`, wantUnits: "metric"},
+		{name: "case variant before the field", args: `{"city":"Oslo","UNITS":"kelvin; DROP","units":"imperial"}`, wantUnits: "imperial"},
+		{name: "case variant alone", args: `{"city":"Oslo","Units":"kelvin; DROP"}`, wantUnits: ""},
+		{name: "nested case variant", args: `{"city":"Oslo","where":{"lat":1,"LAT":99}}`, wantLat: 1},
+		{name: "repeated name", args: `{"city":"Oslo","units":"metric","units":"kelvin; DROP"}`, wantErr: `duplicate object member name "units"`},
+		{name: "repeated nested name", args: `{"city":"Oslo","where":{"lat":1,"lat":99}}`, wantErr: `duplicate object member name "lat"`},
+	}
+	var ran []weatherIn
+	tool := typed.MustNew("weather", "d", func(ctx context.Context, in weatherIn) (string, error) {
+		ran = append(ran, in)
+		return "ok", nil
+	})
+	v := schema.MustCompile(tool.Info().InputSchema)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ran = nil
+			args := json.RawMessage(tt.args)
+			if tt.wantErr == "" {
+				if err := v.Validate(args); err != nil {
+					t.Fatalf("Validate(%s) = %v, want valid (the case this test is about)", tt.args, err)
+				}
+			}
+			_, err := tool.Call(context.Background(), args)
+			if tt.wantErr != "" {
+				if e := tools.AsError(err); e == nil || e.Kind != tools.KindInvalidArguments || !strings.Contains(e.Message, tt.wantErr) {
+					t.Fatalf("Call(%s) = %v, want an invalid_arguments error containing %q", tt.args, err, tt.wantErr)
+				}
+				if len(ran) != 0 {
+					t.Errorf("the function ran with %+v, want it not run", ran)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Call(%s) = %v, want nil", tt.args, err)
+			}
+			if len(ran) != 1 {
+				t.Fatalf("the function ran %d times, want 1", len(ran))
+			}
+			if got := ran[0].Units; got != tt.wantUnits {
+				t.Errorf("the function got units %q, want %q", got, tt.wantUnits)
+			}
+			if got := ran[0].Where; tt.wantLat != 0 && (got == nil || got.Lat != tt.wantLat) {
+				t.Errorf("the function got where %+v, want lat %g", got, tt.wantLat)
+			}
+		})
+	}
+}
+
+// TestSecretCaseVariantRedacted: a typed tool's secret field is hidden from
+// the logs (tools.Redact over its Info.Secret) in any case the model
+// spells it.
+func TestSecretCaseVariantRedacted(t *testing.T) {
+	tool := typed.MustNew("weather", "d", func(ctx context.Context, in weatherIn) (string, error) { return "ok", nil })
+	for _, args := range []string{`{"token":"s3cret"}`, `{"TOKEN":"s3cret"}`, `{"city":"x","Token":"s3cret","token":"s3cret"}`} {
+		got := string(tools.Redact(json.RawMessage(args), tool.Info().Secret))
+		if strings.Contains(got, "s3cret") || !strings.Contains(got, tools.Hidden) {
+			t.Errorf("Redact(%s, %q) = %s, want the secret hidden", args, tool.Info().Secret, got)
+		}
+	}
+}
+
+// TestCallRefusesNonObjects: the contract says arguments are an object; a
+// direct caller that passes anything else gets invalid_arguments and the
+// function does not run.
+func TestCallRefusesNonObjects(t *testing.T) {
+	ran := false
+	tool := typed.MustNew("t", "d", func(ctx context.Context, in *greetIn) (string, error) {
+		ran = true
+		return "ok", nil
+	})
+	tests := []struct{ name, args, want string }{
+		{"null", `null`, "got null"},
+		{"null with spaces", " \n null ", "got null"},
+		{"array", `[{"name":"x"}]`, "got an array"},
+		{"string", `"x"`, "got a string"},
+		{"number", `3`, "got a number"},
+		{"boolean", `true`, "got a boolean"},
+		{"not JSON", `{name}`, "cannot decode"},
+		{"object and more", `{"name":"x"} {}`, "cannot decode"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ran = false
+			_, err := tool.Call(context.Background(), json.RawMessage(tt.args))
+			if e := tools.AsError(err); e == nil || e.Kind != tools.KindInvalidArguments || !strings.Contains(e.Message, tt.want) {
+				t.Errorf("Call(%s) = %v, want an invalid_arguments error containing %q", tt.args, err, tt.want)
+			}
+			if ran {
+				t.Errorf("Call(%s) ran the function, want it refused first", tt.args)
+			}
+		})
+	}
+}
+
+type node struct {
+	Name string `json:"name"`
+	Kids []node `json:"kids"`
+}
+
+type linked struct {
+	Next *linked `json:"next,omitempty"`
+}
+
+type byName struct {
+	Children map[string]byName `json:"children"`
+}
+
+type outerA struct {
+	B innerB `json:"b"`
+}
+
+type innerB struct {
+	Back []*outerA `json:"back"`
+}
+
+type treeIn struct {
+	Root node `json:"root"`
+}
+
+// notRecursive meets the same type twice, side by side: that is no cycle.
+type notRecursive struct {
+	Home Address  `json:"home"`
+	Work *Address `json:"work"`
+	Skip *struct {
+		Me *notRecursive
+	} `json:"-"`
+}
+
+func TestNewRefusesRecursiveTypes(t *testing.T) {
+	fn := func(f func() error) func() error { return f }
+	tests := []struct {
+		name string
+		new  func() error
+		want string
+	}{
+		{name: "slice of itself", new: fn(func() error {
+			_, err := typed.New("t", "d", func(context.Context, node) (string, error) { return "", nil })
+			return err
+		}), want: `typed: tool "t": input schema: type typed_test.node is recursive: node.kids[] holds a node again`},
+		{name: "pointer to itself", new: fn(func() error {
+			_, err := typed.New("t", "d", func(context.Context, *linked) (string, error) { return "", nil })
+			return err
+		}), want: "linked.next holds a linked again"},
+		{name: "map of itself", new: fn(func() error {
+			_, err := typed.New("t", "d", func(context.Context, byName) (string, error) { return "", nil })
+			return err
+		}), want: "byName.children[key] holds a byName again"},
+		{name: "through another struct", new: fn(func() error {
+			_, err := typed.New("t", "d", func(context.Context, outerA) (string, error) { return "", nil })
+			return err
+		}), want: "outerA.b.back[] holds a outerA again"},
+		{name: "deeper in the input", new: fn(func() error {
+			_, err := typed.New("t", "d", func(context.Context, treeIn) (string, error) { return "", nil })
+			return err
+		}), want: "treeIn.root.kids[] holds a node again"},
+		{name: "recursive output", new: fn(func() error {
+			_, err := typed.New("t", "d", func(context.Context, greetIn) (node, error) { return node{}, nil })
+			return err
+		}), want: `typed: tool "t": output schema: type typed_test.node is recursive`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.new()
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("New = %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := typed.New("t", "d", func(context.Context, notRecursive) (string, error) { return "", nil }); err != nil {
+		t.Errorf("New with a type met twice but not inside itself = %v, want nil", err)
+	}
+}
+
+func TestMustNewPanicsOnRecursiveType(t *testing.T) {
+	_, want := typed.New("t", "d", func(context.Context, linked) (string, error) { return "", nil })
+	if want == nil {
+		t.Fatal("New with a recursive type = nil error, want one")
+	}
+	defer func() {
+		p := recover()
+		err, ok := p.(error)
+		if !ok || err.Error() != want.Error() {
+			t.Errorf("MustNew panicked with %v, want the error New returns: %v", p, want)
+		}
+	}()
+	typed.MustNew("t", "d", func(context.Context, linked) (string, error) { return "", nil })
+}
