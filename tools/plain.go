@@ -1,8 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 )
 
 // PlainSchema is the input schema of every plain tool: one required string,
@@ -15,18 +19,75 @@ type PlainFunc func(ctx context.Context, input string) (Result, error)
 // NewPlain returns a tool whose whole input is one string (an expression, a
 // command, a payload). It is published with PlainSchema, whatever
 // info.InputSchema says, and fn receives the value of "input".
+//
+// The arguments are read as the schema validated them: "input" is matched
+// exactly, case included ({"INPUT": ...} is an unknown extra field), and
+// arguments that are not a JSON object (null included), repeat a member
+// name, or lack a string "input" are an invalid-arguments error; fn does
+// not run.
 func NewPlain(info Info, fn PlainFunc) Tool {
 	info.InputSchema = PlainSchema
 	return New(info, func(ctx context.Context, args json.RawMessage) (Result, error) {
-		var in struct {
-			Input *string `json:"input"`
-		}
-		if err := json.Unmarshal(args, &in); err != nil {
+		members, err := objectMembers(args)
+		if err != nil {
 			return Result{}, InvalidArgs("arguments must be an object with a string field \"input\": %v", err)
 		}
-		if in.Input == nil {
+		raw, ok := members["input"]
+		if !ok || string(bytes.TrimSpace(raw)) == "null" {
 			return Result{}, InvalidArgs("missing required field \"input\"")
 		}
-		return fn(ctx, *in.Input)
+		var input string
+		if err := json.Unmarshal(raw, &input); err != nil {
+			return Result{}, InvalidArgs("arguments must be an object with a string field \"input\": \"input\" is %s", bytes.TrimSpace(raw))
+		}
+		return fn(ctx, input)
 	})
+}
+
+// objectMembers returns the top-level members of args, a JSON object, by
+// their exact names. Anything but one object (null included), and a name
+// given twice, is an error.
+func objectMembers(args json.RawMessage) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	switch tok.(type) {
+	case json.Delim:
+		if tok != json.Delim('{') {
+			return nil, errors.New("got an array")
+		}
+	case nil:
+		return nil, errors.New("got null")
+	case string:
+		return nil, errors.New("got a string")
+	case float64:
+		return nil, errors.New("got a number")
+	case bool:
+		return nil, errors.New("got a boolean")
+	}
+	m := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("not a valid JSON object: %w", err)
+		}
+		name, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("not a valid JSON object: %w", err)
+		}
+		if _, dup := m[name]; dup {
+			return nil, fmt.Errorf("duplicate object member name %q", name)
+		}
+		m[name] = raw
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("not a valid JSON object: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("not a valid JSON object: data after the object")
+	}
+	return m, nil
 }

@@ -237,8 +237,15 @@ func TestNewPlain(t *testing.T) {
 		{name: "extra fields ignored", args: `{"input":"hi","x":1}`, wantText: "hi"},
 		{name: "missing input", args: `{}`, wantErr: `missing required field "input"`},
 		{name: "null input", args: `{"input":null}`, wantErr: `missing required field "input"`},
-		{name: "wrong type", args: `{"input":3}`, wantErr: `arguments must be an object with a string field "input"`},
-		{name: "not an object", args: `"hi"`, wantErr: `arguments must be an object with a string field "input"`},
+		{name: "wrong type", args: `{"input":3}`, wantErr: `arguments must be an object with a string field "input": "input" is 3`},
+		{name: "not an object", args: `"hi"`, wantErr: `arguments must be an object with a string field "input": got a string`},
+		{name: "null arguments", args: `null`, wantErr: `arguments must be an object with a string field "input": got null`},
+		{name: "array arguments", args: `[{"input":"hi"}]`, wantErr: "got an array"},
+		{name: "number arguments", args: `3`, wantErr: "got a number"},
+		{name: "object and more", args: `{"input":"hi"} {}`, wantErr: "data after the object"},
+		{name: "case variant is an unknown field", args: `{"input":"hi","INPUT":"rm -rf /"}`, wantText: "hi"},
+		{name: "case variant alone", args: `{"Input":"rm -rf /"}`, wantErr: `missing required field "input"`},
+		{name: "repeated input", args: `{"input":"hi","input":"rm -rf /"}`, wantErr: `duplicate object member name "input"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
