@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
@@ -61,8 +62,26 @@ type Config struct {
 	MaxListEntries int
 }
 
-// New opens the root and returns file_read, file_write and file_list.
-func New(cfg Config) ([]tools.Tool, error) {
+// Sandbox owns the open root folder the file tools work in, and the tools.
+// Make one with Open; whoever made it calls Close when the tools are no
+// longer served (at server shutdown, say), which releases the root.
+// Its methods and its tools may be called concurrently.
+type Sandbox struct {
+	root  *os.Root
+	cfg   Config
+	locks *writeLocks
+	tools []tools.Tool
+
+	// mu is held shared by every call for its whole run and exclusively by
+	// Close, so Close waits for the calls in flight: a write it cut short
+	// could leave its temporary file behind.
+	mu     sync.RWMutex
+	closed bool
+}
+
+// Open opens cfg.Root and makes file_read, file_write and file_list on it.
+// The caller owns the result and must Close it to release the root.
+func Open(cfg Config) (*Sandbox, error) {
 	if cfg.Root == "" {
 		return nil, errors.New("files: no root folder")
 	}
@@ -73,10 +92,6 @@ func New(cfg Config) ([]tools.Tool, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("files: root %q is not a folder", cfg.Root)
 	}
-	root, err := os.OpenRoot(cfg.Root)
-	if err != nil {
-		return nil, fmt.Errorf("files: root: %w", err)
-	}
 	if cfg.MaxReadBytes <= 0 {
 		cfg.MaxReadBytes = DefaultMaxReadBytes
 	}
@@ -86,7 +101,7 @@ func New(cfg Config) ([]tools.Tool, error) {
 	if cfg.MaxListEntries <= 0 {
 		cfg.MaxListEntries = DefaultMaxListEntries
 	}
-	s := &sandbox{root: root, cfg: cfg}
+	s := &Sandbox{cfg: cfg, locks: newWriteLocks()}
 	read, err := typed.New("file_read",
 		fmt.Sprintf("Read a text file under the root folder. Paths are relative to the root (like notes/todo.txt). "+
 			"Returns at most %d bytes; use offset and limit to read a large file in parts. Binary files are refused.", cfg.MaxReadBytes),
@@ -108,17 +123,63 @@ func New(cfg Config) ([]tools.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []tools.Tool{read, write, list}, nil
+	s.tools = []tools.Tool{read, write, list}
+	if s.root, err = os.OpenRoot(cfg.Root); err != nil {
+		return nil, fmt.Errorf("files: root: %w", err)
+	}
+	return s, nil
 }
 
-type sandbox struct {
-	root *os.Root
-	cfg  Config
+// Tools returns file_read, file_write and file_list, in that order. Once
+// the Sandbox is closed their calls fail with an execution error that
+// wraps os.ErrClosed.
+func (s *Sandbox) Tools() []tools.Tool { return slices.Clone(s.tools) }
+
+// Close waits for the calls in flight to return, then releases the root.
+// Calls made after it fail (see Tools). Closing twice is harmless.
+func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if err := s.root.Close(); err != nil {
+		return fmt.Errorf("files: close root: %w", err)
+	}
+	return nil
+}
+
+// enter starts a call: it fails once the Sandbox is closed, and otherwise
+// holds Close off until the returned func runs.
+func (s *Sandbox) enter() (exit func(), err error) {
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return nil, errClosed()
+	}
+	return s.mu.RUnlock, nil
+}
+
+func errClosed() error {
+	return &tools.Error{Kind: tools.KindExecutionFailed, Message: "the file tools are closed (the server is shutting down)", Err: os.ErrClosed}
+}
+
+// New opens the root and returns file_read, file_write and file_list.
+//
+// Deprecated: the root New opens stays open until the process ends. Use
+// Open, whose Close releases it.
+func New(cfg Config) ([]tools.Tool, error) {
+	s, err := Open(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return s.Tools(), nil
 }
 
 // ReadInput is file_read's input.
 type ReadInput struct {
-	Path   string `json:"path" jsonschema:"description=File to read, relative to the root folder,minLength=1"`
+	Path   string `json:"path" jsonschema:"description=File to read (relative to the root folder),minLength=1,maxLength=4096"`
 	Offset int64  `json:"offset,omitempty" jsonschema:"description=Byte offset to start at (default 0),minimum=0"`
 	Limit  int64  `json:"limit,omitempty" jsonschema:"description=Most bytes to return (default and maximum: the read cap),minimum=1"`
 }
@@ -135,8 +196,8 @@ type ReadOutput struct {
 
 // WriteInput is file_write's input.
 type WriteInput struct {
-	Path    string `json:"path" jsonschema:"description=File to write, relative to the root folder,minLength=1"`
-	Content string `json:"content" jsonschema:"description=The text to write"`
+	Path    string `json:"path" jsonschema:"description=File to write (relative to the root folder),minLength=1,maxLength=4096"`
+	Content string `json:"content" jsonschema:"description=The text to write,maxLength=10485760"`
 	Append  bool   `json:"append,omitempty" jsonschema:"description=Add to the end of the file instead of replacing it"`
 }
 
@@ -149,8 +210,8 @@ type WriteOutput struct {
 
 // ListInput is file_list's input.
 type ListInput struct {
-	Path string `json:"path,omitempty" jsonschema:"description=Folder to list, relative to the root folder (default: the root)"`
-	Glob string `json:"glob,omitempty" jsonschema:"description=Only names matching this pattern (like *.txt)"`
+	Path string `json:"path,omitempty" jsonschema:"description=Folder to list (relative to the root folder; default: the root),maxLength=4096"`
+	Glob string `json:"glob,omitempty" jsonschema:"description=Only names matching this pattern (like *.txt),maxLength=256"`
 }
 
 // Entry is one entry of a listing.
@@ -173,28 +234,41 @@ func clean(p string) (string, error) {
 		return "", tools.InvalidArgs("the path holds a NUL byte")
 	}
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) {
-		return "", tools.InvalidArgs("absolute path %q: give a path relative to the root folder", p)
+		return "", tools.InvalidArgs("absolute path %s: give a path relative to the root folder", quote(p))
 	}
 	c := path.Clean(filepath.ToSlash(p))
 	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", tools.InvalidArgs("path %q leaves the root folder", p)
+		return "", tools.InvalidArgs("path %s leaves the root folder", quote(p))
 	}
 	return c, nil
 }
 
 // fsError turns a file system error into a message for the model.
 func fsError(p string, err error) error {
+	q := quote(p)
 	switch {
+	case errors.Is(err, os.ErrClosed):
+		return errClosed()
 	case errors.Is(err, fs.ErrNotExist):
-		return tools.Failed("%q does not exist", p)
+		return tools.Failed("%s does not exist", q)
 	case errors.Is(err, fs.ErrPermission):
-		return tools.Failed("permission denied for %q", p)
+		return tools.Failed("permission denied for %s", q)
 	case strings.Contains(err.Error(), "escapes from parent"), strings.Contains(err.Error(), "path escapes"):
-		return tools.InvalidArgs("path %q leads outside the root folder (through .. or a symlink) and is refused", p)
+		return tools.InvalidArgs("path %s leads outside the root folder (through .. or a symlink) and is refused", q)
 	case errors.Is(err, syscall.ENOTDIR):
-		return tools.Failed("a part of %q is not a folder", p)
+		return tools.Failed("a part of %s is not a folder", q)
 	}
-	return tools.Failed("%s: %v", p, errors.Unwrap(err))
+	// The cause without the path it carries, which may be long.
+	cause := err
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		cause = pe.Err
+	case errors.As(err, &le):
+		cause = le.Err
+	}
+	return tools.Failed("%s: %v", q, cause)
 }
 
 func kind(m fs.FileMode) string {
@@ -215,7 +289,41 @@ func kind(m fs.FileMode) string {
 	return "special file"
 }
 
-func (s *sandbox) read(_ context.Context, in ReadInput) (ReadOutput, error) {
+// openRegular opens p for reading and returns it with what Fstat says of
+// the open file, refusing anything but a regular file. The open is
+// non-blocking, so a FIFO put at p after any earlier check cannot hang
+// the call; the check on the open file is the one that counts. verb says
+// what the caller does with regular files ("read", "written").
+func (s *Sandbox) openRegular(p, shown, verb string) (*os.File, fs.FileInfo, error) {
+	f, err := s.root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, fsError(shown, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fsError(shown, err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, notRegular(shown, st.Mode(), verb)
+	}
+	return f, st, nil
+}
+
+func notRegular(shown string, m fs.FileMode, verb string) error {
+	return tools.InvalidArgs("%s is a %s, not a regular file; only regular files can be %s", quote(shown), kind(m), verb)
+}
+
+func (s *Sandbox) read(_ context.Context, in ReadInput) (ReadOutput, error) {
+	if err := checkLength("path", in.Path, MaxPathLength); err != nil {
+		return ReadOutput{}, err
+	}
+	exit, err := s.enter()
+	if err != nil {
+		return ReadOutput{}, err
+	}
+	defer exit()
 	p, err := clean(in.Path)
 	if err != nil {
 		return ReadOutput{}, err
@@ -225,36 +333,29 @@ func (s *sandbox) read(_ context.Context, in ReadInput) (ReadOutput, error) {
 		return ReadOutput{}, fsError(in.Path, err)
 	}
 	if !st.Mode().IsRegular() {
-		return ReadOutput{}, tools.InvalidArgs("%q is a %s, not a regular file; only regular files can be read", in.Path, kind(st.Mode()))
+		return ReadOutput{}, notRegular(in.Path, st.Mode(), "read")
 	}
-	// Non-blocking, and checked again once open: a file swapped for a FIFO
-	// between the two calls still cannot hang the read.
-	f, err := s.root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Checked again once open: a file swapped for a FIFO between the two
+	// calls still cannot hang the read.
+	f, st, err := s.openRegular(p, in.Path, "read")
 	if err != nil {
-		return ReadOutput{}, fsError(in.Path, err)
+		return ReadOutput{}, err
 	}
 	defer f.Close()
-	st, err = f.Stat()
-	if err != nil {
-		return ReadOutput{}, fsError(in.Path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return ReadOutput{}, tools.InvalidArgs("%q is a %s, not a regular file; only regular files can be read", in.Path, kind(st.Mode()))
-	}
 	head := make([]byte, min(binarySniff, st.Size()))
 	n, _ := io.ReadFull(f, head)
 	if isBinary(head[:n]) {
-		return ReadOutput{}, tools.InvalidArgs("%q looks binary (a NUL byte or invalid UTF-8 in its first %d bytes); only text files are returned", in.Path, binarySniff)
+		return ReadOutput{}, tools.InvalidArgs("%s looks binary (a NUL byte or invalid UTF-8 in its first %d bytes); only text files are returned", quote(in.Path), binarySniff)
 	}
 	if in.Offset > st.Size() {
-		return ReadOutput{}, tools.InvalidArgs("offset %d is past the end of %q (%d bytes)", in.Offset, in.Path, st.Size())
+		return ReadOutput{}, tools.InvalidArgs("offset %d is past the end of %s (%d bytes)", in.Offset, quote(in.Path), st.Size())
 	}
 	limit := s.cfg.MaxReadBytes
 	if in.Limit > 0 && in.Limit < limit {
 		limit = in.Limit
 	}
 	if in.Limit == 0 && in.Offset == 0 && st.Size() > limit {
-		return ReadOutput{}, tools.InvalidArgs("%q is %d bytes, more than the %d a read returns: read it in parts with offset and limit", in.Path, st.Size(), limit)
+		return ReadOutput{}, tools.InvalidArgs("%s is %d bytes, more than the %d a read returns: read it in parts with offset and limit", quote(in.Path), st.Size(), limit)
 	}
 	buf := make([]byte, min(limit, st.Size()-in.Offset))
 	n, err = f.ReadAt(buf, in.Offset)
@@ -284,7 +385,24 @@ func isBinary(b []byte) bool {
 	return !utf8.Valid(b)
 }
 
-func (s *sandbox) write(_ context.Context, in WriteInput) (WriteOutput, error) {
+// write replaces or appends to a file. Writes to one file are serialised
+// (see writeLocks): an append reads the old content and renames the new
+// over it, so two at once would lose one.
+func (s *Sandbox) write(ctx context.Context, in WriteInput) (WriteOutput, error) {
+	if err := checkLength("path", in.Path, MaxPathLength); err != nil {
+		return WriteOutput{}, err
+	}
+	if err := checkLength("content", in.Content, MaxContentLength); err != nil {
+		return WriteOutput{}, err
+	}
+	if int64(len(in.Content)) > s.cfg.MaxWriteBytes {
+		return WriteOutput{}, tools.InvalidArgs("the content is %d bytes; the limit is %d", len(in.Content), s.cfg.MaxWriteBytes)
+	}
+	exit, err := s.enter()
+	if err != nil {
+		return WriteOutput{}, err
+	}
+	defer exit()
 	p, err := clean(in.Path)
 	if err != nil {
 		return WriteOutput{}, err
@@ -292,6 +410,11 @@ func (s *sandbox) write(_ context.Context, in WriteInput) (WriteOutput, error) {
 	if p == "." {
 		return WriteOutput{}, tools.InvalidArgs("give a file name, not the root folder")
 	}
+	unlock, err := s.locks.lock(ctx, p, in.Path)
+	if err != nil {
+		return WriteOutput{}, err
+	}
+	defer unlock()
 	mode := fs.FileMode(0o644)
 	var old []byte
 	created := true
@@ -299,22 +422,16 @@ func (s *sandbox) write(_ context.Context, in WriteInput) (WriteOutput, error) {
 	switch {
 	case err == nil:
 		if !st.Mode().IsRegular() {
-			return WriteOutput{}, tools.InvalidArgs("%q is a %s, not a regular file; only regular files can be written", in.Path, kind(st.Mode()))
+			return WriteOutput{}, notRegular(in.Path, st.Mode(), "written")
 		}
 		created = false
 		mode = st.Mode().Perm()
 		if in.Append {
-			if st.Size()+int64(len(in.Content)) > s.cfg.MaxWriteBytes {
-				return WriteOutput{}, tools.InvalidArgs("%q would be %d bytes; the limit is %d", in.Path, st.Size()+int64(len(in.Content)), s.cfg.MaxWriteBytes)
-			}
-			if old, err = s.root.ReadFile(p); err != nil {
-				return WriteOutput{}, fsError(in.Path, err)
+			if old, err = s.readForAppend(p, in.Path, st, int64(len(in.Content))); err != nil {
+				return WriteOutput{}, err
 			}
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		if int64(len(in.Content)) > s.cfg.MaxWriteBytes {
-			return WriteOutput{}, tools.InvalidArgs("the content is %d bytes; the limit is %d", len(in.Content), s.cfg.MaxWriteBytes)
-		}
 		if dir := path.Dir(p); dir != "." {
 			if err := s.root.MkdirAll(dir, 0o755); err != nil {
 				return WriteOutput{}, fsError(in.Path, err)
@@ -333,9 +450,34 @@ func (s *sandbox) write(_ context.Context, in WriteInput) (WriteOutput, error) {
 	return WriteOutput{Path: p, Size: int64(len(data)), Created: created}, nil
 }
 
+// readForAppend returns the content of p, which Lstat found to be the
+// regular file st, for an append of more bytes. It opens p non-blocking and
+// checks the open file is still st, so a FIFO or a symlink put at p since
+// the Lstat is refused instead of hanging the call or being followed.
+func (s *Sandbox) readForAppend(p, shown string, st fs.FileInfo, more int64) ([]byte, error) {
+	f, fst, err := s.openRegular(p, shown, "written")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if !os.SameFile(st, fst) {
+		return nil, tools.Failed("%s was replaced while it was being appended to; try again", quote(shown))
+	}
+	if fst.Size()+more > s.cfg.MaxWriteBytes {
+		return nil, tools.InvalidArgs("%s would be %d bytes; the limit is %d", quote(shown), fst.Size()+more, s.cfg.MaxWriteBytes)
+	}
+	// One byte over the cap, so that a file grown since the Fstat is
+	// caught by the caller's size check rather than read whole.
+	old, err := io.ReadAll(io.LimitReader(f, s.cfg.MaxWriteBytes-more+1))
+	if err != nil {
+		return nil, fsError(shown, err)
+	}
+	return old, nil
+}
+
 // atomicWrite writes data to a temporary file beside p, syncs it, and
 // renames it over p.
-func (s *sandbox) atomicWrite(p string, data []byte, mode fs.FileMode) error {
+func (s *Sandbox) atomicWrite(p string, data []byte, mode fs.FileMode) error {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := path.Join(path.Dir(p), "."+path.Base(p)+".tmp-"+hex.EncodeToString(rnd[:]))
@@ -369,7 +511,23 @@ func (s *sandbox) atomicWrite(p string, data []byte, mode fs.FileMode) error {
 	return nil
 }
 
-func (s *sandbox) list(_ context.Context, in ListInput) (ListOutput, error) {
+func (s *Sandbox) list(_ context.Context, in ListInput) (ListOutput, error) {
+	if err := checkLength("path", in.Path, MaxPathLength); err != nil {
+		return ListOutput{}, err
+	}
+	if err := checkLength("glob", in.Glob, MaxGlobLength); err != nil {
+		return ListOutput{}, err
+	}
+	if in.Glob != "" {
+		if _, err := path.Match(in.Glob, ""); err != nil {
+			return ListOutput{}, tools.InvalidArgs("bad glob %s: %v", quote(in.Glob), err)
+		}
+	}
+	exit, err := s.enter()
+	if err != nil {
+		return ListOutput{}, err
+	}
+	defer exit()
 	dir := in.Path
 	if dir == "" {
 		dir = "."
@@ -378,17 +536,12 @@ func (s *sandbox) list(_ context.Context, in ListInput) (ListOutput, error) {
 	if err != nil {
 		return ListOutput{}, err
 	}
-	if in.Glob != "" {
-		if _, err := path.Match(in.Glob, ""); err != nil {
-			return ListOutput{}, tools.InvalidArgs("bad glob %q: %v", in.Glob, err)
-		}
-	}
 	st, err := s.root.Stat(p)
 	if err != nil {
 		return ListOutput{}, fsError(dir, err)
 	}
 	if !st.IsDir() {
-		return ListOutput{}, tools.InvalidArgs("%q is a %s, not a folder", dir, kind(st.Mode()))
+		return ListOutput{}, tools.InvalidArgs("%s is a %s, not a folder", quote(dir), kind(st.Mode()))
 	}
 	d, err := s.root.Open(p)
 	if err != nil {
