@@ -77,3 +77,24 @@ func Redact(args json.RawMessage, secret []string) json.RawMessage {
 	}
 	return b
 }
+
+// ShowArgs renders a call's arguments for a log line: for a plain tool
+// (info.InputSchema is PlainSchema) the "input" string itself, for any
+// other tool the JSON object; secret fields (info.Secret, matched as
+// IsSecret does) are replaced by Hidden, and a plain tool whose "input" is
+// secret shows only Hidden. Arguments that cannot be read are shown as
+// they are, with secret fields still hidden where the object can be read.
+func ShowArgs(info Info, args json.RawMessage) string {
+	if string(info.InputSchema) == string(PlainSchema) {
+		if IsSecret("input", info.Secret) {
+			return Hidden
+		}
+		if m, err := objectMembers(args); err == nil {
+			var in string
+			if raw, ok := m["input"]; ok && json.Unmarshal(raw, &in) == nil {
+				return in
+			}
+		}
+	}
+	return string(Redact(args, info.Secret))
+}

@@ -382,3 +382,31 @@ func TestResultOK(t *testing.T) {
 		t.Error("failed result OK() = true, want false")
 	}
 }
+
+func TestShowArgs(t *testing.T) {
+	plain := tools.NewPlain(tools.Info{Name: "p"}, echo).Info()
+	plainSecret := tools.NewPlain(tools.Info{Name: "p", Secret: []string{"input"}}, echo).Info()
+	typed := tools.Info{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`), Secret: []string{"token"}}
+	tests := []struct {
+		name string
+		info tools.Info
+		args string
+		want string
+	}{
+		{"plain shows its input", plain, `{"input":"2+2"}`, "2+2"},
+		{"plain with a secret input", plainSecret, `{"input":"s3cret"}`, tools.Hidden},
+		{"plain with a secret input it cannot read", plainSecret, `{"input":"s3cret"`, tools.Hidden},
+		{"plain with a secret input in another case", tools.Info{InputSchema: tools.PlainSchema, Secret: []string{"INPUT"}}, `{"input":"s3cret"}`, tools.Hidden},
+		{"plain without input shows the object", plain, `{"x":1}`, `{"x":1}`},
+		{"object with a secret", typed, `{"city":"Oslo","token":"s3cret"}`, `{"city":"Oslo","token":"[hidden]"}`},
+		{"object with a case variant of a secret", typed, `{"TOKEN":"s3cret"}`, `{"TOKEN":"[hidden]"}`},
+		{"object without secrets", tools.Info{InputSchema: tools.EmptySchema}, `{"a":1}`, `{"a":1}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tools.ShowArgs(tt.info, json.RawMessage(tt.args)); got != tt.want {
+				t.Errorf("ShowArgs(%s) = %s, want %s", tt.args, got, tt.want)
+			}
+		})
+	}
+}

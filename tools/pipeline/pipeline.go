@@ -66,7 +66,11 @@ type Config struct {
 	Annotations tools.Annotations
 	Steps       []Step
 	OnError     OnError
-	// Logger gets each step's input and output at DEBUG. Nil: discarded.
+	// Logger gets each step's input and output at DEBUG, with secrets
+	// hidden: a step's input as tools.ShowArgs shows it for that step's
+	// own tool (its Info.Secret), and a step's output, which is the next
+	// step's input, redacted by the next step's secret fields. Nil:
+	// discarded.
 	Logger *slog.Logger
 }
 
@@ -165,7 +169,10 @@ func (p *Pipeline) Call(ctx context.Context, args json.RawMessage) (tools.Result
 		if err := ctx.Err(); err != nil && i > 0 {
 			return tools.Result{}, &tools.Error{Kind: tools.KindCancelled, Message: fmt.Sprintf("pipeline %q stopped before step %d: %v", p.info.Name, i+1, err), Err: err}
 		}
-		p.log.DebugContext(ctx, "pipeline step", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "input", string(args))
+		debug := p.log.Enabled(ctx, slog.LevelDebug)
+		if debug {
+			p.log.DebugContext(ctx, "pipeline step", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "input", tools.ShowArgs(s.info, args))
+		}
 		r, err := s.call(ctx, args)
 		if tools.IsSuspended(err) {
 			// The step waits for the client (a person's approval): the
@@ -173,7 +180,9 @@ func (p *Pipeline) Call(ctx context.Context, args json.RawMessage) (tools.Result
 			return tools.Result{}, err
 		}
 		out := tools.Outcome(r, err)
-		p.log.DebugContext(ctx, "pipeline step done", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "output", out.Text, "error", errText(out.Err))
+		if debug {
+			p.log.DebugContext(ctx, "pipeline step done", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "output", p.showOutput(i, out.Text), "error", errText(out.Err))
+		}
 		last := i == len(p.steps)-1
 		if out.Err != nil {
 			if p.onError == FailFast || last || out.Err.Kind == tools.KindCancelled {
@@ -194,6 +203,27 @@ func (p *Pipeline) Call(ctx context.Context, args json.RawMessage) (tools.Result
 		}
 	}
 	return res, nil
+}
+
+// showOutput renders step i's output text for the log. It becomes the next
+// step's input, so that step's secret fields are hidden: the whole text
+// when the next step is plain and its "input" is secret, the secret fields
+// of a JSON object otherwise.
+func (p *Pipeline) showOutput(i int, text string) string {
+	if i+1 >= len(p.steps) {
+		return text
+	}
+	next := p.steps[i+1].info
+	if len(next.Secret) == 0 {
+		return text
+	}
+	if string(next.InputSchema) == string(tools.PlainSchema) {
+		if tools.IsSecret("input", next.Secret) {
+			return tools.Hidden
+		}
+		return text
+	}
+	return string(tools.Redact(json.RawMessage(text), next.Secret))
 }
 
 func errText(e *tools.Error) string {

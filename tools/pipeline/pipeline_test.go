@@ -1,9 +1,11 @@
 package pipeline_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,5 +171,85 @@ func TestBind(t *testing.T) {
 	}
 	if err := p.Bind(func(string) (tools.Func, bool) { return nil, false }); err == nil {
 		t.Error("Bind with an unknown step succeeded")
+	}
+}
+
+type loginIn struct {
+	User     string `json:"user"`
+	Password string `json:"password" secret:"true"`
+}
+type tokenOut struct {
+	Token string `json:"token"`
+}
+type fetchIn struct {
+	Token string `json:"token" secret:"true"`
+}
+type keyOut struct {
+	Key string `json:"key"`
+}
+
+// TestStepLogsHideEachStepsSecrets runs a pipeline whose every step takes
+// a secret (the first its password, the second the token the first made,
+// the third, a plain tool, its whole input) with a logger at TRACE, and
+// checks that no planted secret reaches the log.
+func TestStepLogsHideEachStepsSecrets(t *testing.T) {
+	const planted = "PLANTED"
+	login := typed.MustNew("login", "d", func(_ context.Context, in loginIn) (tokenOut, error) {
+		return tokenOut{Token: "tok-" + planted}, nil
+	})
+	fetch := typed.MustNew("fetch", "d", func(_ context.Context, in fetchIn) (keyOut, error) {
+		if in.Token != "tok-"+planted {
+			return keyOut{}, tools.Failed("wrong token %q", in.Token)
+		}
+		return keyOut{Key: "key-" + planted}, nil
+	})
+	var signed string
+	sign := tools.NewPlain(tools.Info{Name: "sign", Secret: []string{"input"}}, func(_ context.Context, in string) (tools.Result, error) {
+		signed = in
+		return tools.Text("signed"), nil
+	})
+	handlers := []struct {
+		name string
+		new  func(w *bytes.Buffer) slog.Handler
+	}{
+		{"text", func(w *bytes.Buffer) slog.Handler {
+			return slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.Level(-8)})
+		}},
+		{"json", func(w *bytes.Buffer) slog.Handler {
+			return slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.Level(-8)})
+		}},
+	}
+	for _, h := range handlers {
+		t.Run(h.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			p, err := pipeline.New(pipeline.Config{
+				Name:   "signed_fetch",
+				Steps:  []pipeline.Step{{Tool: login}, {Tool: fetch}, {Tool: sign}},
+				Logger: slog.New(h.new(&logs)),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := call(t, p, `{"user":"ann","password":"pw-`+planted+`","PASSWORD":"pw2-`+planted+`"}`)
+			if res.Err != nil || res.Text != "signed" {
+				t.Fatalf("Call = %q, %v; want signed", res.Text, res.Err)
+			}
+			if !strings.Contains(signed, "key-"+planted) {
+				t.Fatalf("the last step got %q, want the key (the secrets must still flow between steps)", signed)
+			}
+			out := logs.String()
+			if n := strings.Count(out, "pipeline step done"); n != 3 {
+				t.Fatalf("the log has %d step lines, want 3:\n%s", n, out)
+			}
+			if strings.Contains(out, planted) {
+				t.Errorf("a secret reached the log:\n%s", out)
+			}
+			// password and PASSWORD in step 1's input, the token in step 1's
+			// output and step 2's input, the key in step 2's output and step
+			// 3's input.
+			if n := strings.Count(out, tools.Hidden); n != 6 {
+				t.Errorf("the log hides %d values, want 6:\n%s", n, out)
+			}
+		})
 	}
 }
