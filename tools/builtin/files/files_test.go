@@ -33,12 +33,13 @@ func sandbox(t *testing.T, cfg files.Config) (string, map[string]tools.Tool) {
 	must(t, os.Symlink("hello.txt", filepath.Join(root, "link_in")))
 	must(t, os.Symlink("/proc/self/environ", filepath.Join(root, "link_proc")))
 	cfg.Root = root
-	ts, err := files.New(cfg)
+	sb, err := files.Open(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { must(t, sb.Close()) })
 	m := map[string]tools.Tool{}
-	for _, tl := range ts {
+	for _, tl := range sb.Tools() {
 		m[tl.Info().Name] = tl
 	}
 	return root, m
@@ -122,6 +123,7 @@ func TestRefusals(t *testing.T) {
 		{"write out", "file_write", map[string]any{"path": "../x.txt", "content": "x"}, "leaves the root"},
 		{"write through symlink out", "file_write", map[string]any{"path": "link_out", "content": "x"}, "not a regular file"},
 		{"write to fifo", "file_write", map[string]any{"path": "fifo", "content": "x"}, "FIFO"},
+		{"append to fifo", "file_write", map[string]any{"path": "fifo", "content": "x", "append": true}, "is a FIFO, not a regular file"},
 		{"list out", "file_list", map[string]any{"path": ".."}, "leaves the root"},
 		{"list a file", "file_list", map[string]any{"path": "hello.txt"}, "not a folder"},
 		{"bad glob", "file_list", map[string]any{"glob": "["}, "bad glob"},
@@ -234,13 +236,16 @@ func TestList(t *testing.T) {
 }
 
 func TestNeedsRoot(t *testing.T) {
-	if _, err := files.New(files.Config{}); err == nil {
-		t.Error("New without a root succeeded")
+	if _, err := files.Open(files.Config{}); err == nil {
+		t.Error("Open without a root succeeded")
 	}
 	f := filepath.Join(t.TempDir(), "file")
 	must(t, os.WriteFile(f, nil, 0o644))
-	if _, err := files.New(files.Config{Root: f}); err == nil {
-		t.Error("New with a file as root succeeded")
+	if _, err := files.Open(files.Config{Root: f}); err == nil {
+		t.Error("Open with a file as root succeeded")
+	}
+	if _, err := files.New(files.Config{Root: filepath.Join(t.TempDir(), "missing")}); err == nil {
+		t.Error("New with a missing root succeeded")
 	}
 }
 
