@@ -86,7 +86,7 @@ func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
 		var p map[string]any
 		var fd field
 		switch {
-		case secret[name]:
+		case secret(name):
 			fd.secret = true
 			p = map[string]any{"type": "string", "description": withNote(decl, "secret: not shown; leave empty to keep the model's value")}
 		default:
@@ -393,13 +393,13 @@ func Summary(info tools.Info, args json.RawMessage, max int) string {
 
 // describe renders fields as name<sep>value pairs, each value cut to n
 // characters, the whole cut to max (0: no limit).
-func describe(given []kv, secret map[string]bool, sep string, n, max int) string {
+func describe(given []kv, secret func(name string) bool, sep string, n, max int) string {
 	if len(given) == 0 {
 		return "no arguments"
 	}
 	parts := make([]string, 0, len(given))
 	for _, kv := range given {
-		parts = append(parts, kv.name+sep+showValue(kv.raw, secret[kv.name], n))
+		parts = append(parts, kv.name+sep+showValue(kv.raw, secret(kv.name), n))
 	}
 	s := strings.Join(parts, ", ")
 	if max > 0 {
@@ -492,12 +492,10 @@ func objectFields(args json.RawMessage) ([]kv, error) {
 	return out, nil
 }
 
-func secretSet(names []string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
+// secretSet reports which argument names are secret: those in names, in
+// any case (tools.IsSecret), so a case variant the model sent is hidden too.
+func secretSet(names []string) func(name string) bool {
+	return func(name string) bool { return tools.IsSecret(name, names) }
 }
 
 // canonical returns raw decoded and encoded again: encoding/json sorts

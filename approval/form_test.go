@@ -136,6 +136,8 @@ func TestNewFormMessage(t *testing.T) {
 			want: `Allow "send_mail" to run with tags = [` + strings.Repeat(`"abcd",`, 11) + `"a… (65 more characters)?`},
 		{name: "secret hidden", args: `{"token":"s3cret","to":"a"}`,
 			want: `Allow "send_mail" to run with token = [hidden], to = "a"?`},
+		{name: "secret in another case hidden", args: `{"TOKEN":"s3cret","Token":"s3cret","to":"a"}`,
+			want: `Allow "send_mail" to run with TOKEN = [hidden], Token = [hidden], to = "a"?`},
 		{name: "no arguments", args: `{}`, want: `Allow "send_mail" to run with no arguments?`},
 		{name: "empty arguments", args: ``, want: `Allow "send_mail" to run with no arguments?`},
 	}
@@ -156,6 +158,22 @@ func TestNewFormHidesSecrets(t *testing.T) {
 	f := mailForm(t)
 	if strings.Contains(f.Message, "s3cret") || strings.Contains(string(f.Schema), "s3cret") {
 		t.Errorf("the secret reached the form: %s %s", f.Message, f.Schema)
+	}
+}
+
+// TestSecretCaseVariantsHidden: a case variant of a secret name is hidden
+// from the form, its message and the one-line summary, as tools.Redact
+// hides it from the logs.
+func TestSecretCaseVariantsHidden(t *testing.T) {
+	args := json.RawMessage(`{"to":"bob@x.io","TOKEN":"s3cret"}`)
+	f, err := approval.NewForm(mail.Info(), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]string{"message": f.Message, "schema": string(f.Schema), "summary": approval.Summary(mail.Info(), args, 0)} {
+		if strings.Contains(got, "s3cret") || !strings.Contains(got, "TOKEN") {
+			t.Errorf("%s = %s, want TOKEN shown without its value", name, got)
+		}
 	}
 }
 

@@ -168,7 +168,8 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 
 // restoreSecrets puts the model's secret values back where an edit echoed
 // the "[hidden]" the webhook was shown, or left the field out: a reviewer
-// who never saw a secret keeps it unless they set a new value.
+// who never saw a secret keeps it unless they set a new value. Secret
+// names match in any case (tools.IsSecret), as they were hidden.
 func restoreSecrets(edited, original json.RawMessage, secret []string) json.RawMessage {
 	if len(secret) == 0 {
 		return edited
@@ -177,14 +178,18 @@ func restoreSecrets(edited, original json.RawMessage, secret []string) json.RawM
 	if json.Unmarshal(edited, &e) != nil || json.Unmarshal(original, &o) != nil {
 		return edited
 	}
-	for _, k := range secret {
-		if v, ok := e[k]; ok && string(bytes.TrimSpace(v)) != `"`+hidden+`"` {
-			continue // a new value, set by the reviewer
+	for k, v := range e {
+		if tools.IsSecret(k, secret) && string(bytes.TrimSpace(v)) == `"`+hidden+`"` {
+			if ov, ok := o[k]; ok {
+				e[k] = ov
+			} else {
+				delete(e, k)
+			}
 		}
-		if v, ok := o[k]; ok {
-			e[k] = v
-		} else {
-			delete(e, k)
+	}
+	for k, v := range o {
+		if _, ok := e[k]; !ok && tools.IsSecret(k, secret) {
+			e[k] = v // left out by the reviewer, who never saw it
 		}
 	}
 	b, err := json.Marshal(e)

@@ -180,6 +180,32 @@ func TestWebhookRequest(t *testing.T) {
 	}
 }
 
+// TestWebhookSecretCaseVariants: a secret the model spelled in another
+// case is hidden from the webhook, and an edit that echoes it back hidden
+// keeps the model's value.
+func TestWebhookSecretCaseVariants(t *testing.T) {
+	args := json.RawMessage(`{"to":"bob@x.io","body":"hi","TOKEN":"s3cret"}`)
+	h := &hook{reply: reply{status: 200, body: `{"decision":"edit","arguments":{"to":"eve@x.io","body":"hi","TOKEN":"[hidden]"}}`}}
+	srv := h.start(t)
+	out, err := (&approval.Webhook{URL: srv.URL}).Decide(context.Background(), approval.Request{}, mail.Info(), args, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	b, _ := json.Marshal(h.got)
+	h.mu.Unlock()
+	if strings.Contains(string(b), "s3cret") {
+		t.Errorf("webhook received the secret: %s", b)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out.Args, &got); err != nil {
+		t.Fatal(err)
+	}
+	if out.Decision != approval.Edit || got["TOKEN"] != "s3cret" || got["to"] != "eve@x.io" {
+		t.Errorf("Decide = %s with %s, want edit with to eve@x.io and the model's TOKEN", out.Decision, out.Args)
+	}
+}
+
 func TestWebhookCallerCancels(t *testing.T) {
 	h := &hook{reply: reply{hang: true}}
 	srv := h.start(t)
