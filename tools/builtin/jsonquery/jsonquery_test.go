@@ -4,11 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/theory/jsonpath"
 
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/builtin/jsonquery"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 	"github.com/mcp-tools/mcp-tools/tools/toolstest"
 )
 
@@ -71,7 +78,7 @@ func TestQueryRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := jsonquery.Query(tt.path, tt.doc, tt.max)
+			_, err := jsonquery.Query(context.Background(), tt.path, tt.doc, jsonquery.Config{MaxInputBytes: tt.max})
 			var te *tools.Error
 			if !errors.As(err, &te) || te.Kind != tools.KindInvalidArguments || !strings.Contains(te.Message, tt.want) {
 				t.Errorf("Query = %v, want an invalid-arguments error containing %q", err, tt.want)
@@ -108,25 +115,306 @@ func TestMaxInputBytes(t *testing.T) {
 
 func TestConformance(t *testing.T) { toolstest.Check(t, jsonquery.New(jsonquery.Config{})) }
 
+// invalidArgs returns err's message when it is an invalid-arguments error,
+// and fails the test otherwise.
+func invalidArgs(t *testing.T, err error) string {
+	t.Helper()
+	var te *tools.Error
+	if !errors.As(err, &te) || te.Kind != tools.KindInvalidArguments {
+		t.Fatalf("got error %v, want an invalid-arguments error", err)
+	}
+	return te.Message
+}
+
+// TestPathCheckedBeforeParsing: the parser recurses once per bracket or
+// parenthesis, and a stack overflow is fatal, so length and nesting are
+// refused before it runs. A million '(' used to end the process.
+func TestPathCheckedBeforeParsing(t *testing.T) {
+	tests := []struct {
+		name, path string
+		want       string // empty: accepted
+	}{
+		{"a million parentheses", "$[?" + strings.Repeat("(", 1_000_000), "the JSONPath is 1000003 bytes; the limit is 4096"},
+		{"deep parentheses within the length", "$[?" + strings.Repeat("(", 2000) + "@.a" + strings.Repeat(")", 2000) + "]", "nests brackets and parentheses 2001 deep; the limit is 64"},
+		{"deep nested queries", "$" + strings.Repeat("[?@", 65) + strings.Repeat("]", 65), "nests brackets and parentheses 65 deep; the limit is 64"},
+		{"at the depth limit", "$" + strings.Repeat("[?@", 32) + strings.Repeat("]", 32) + `["x"]`, ""},
+		{"brackets in a string literal do not count", `$[?@.a == '` + strings.Repeat("([", 500) + `']`, ""},
+		{"escaped quote in a literal", `$[?@.a == 'it\'s ((((' ]`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := jsonquery.Query(context.Background(), tt.path, `{"a":1}`, jsonquery.Config{})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("got error %v, want success", err)
+				}
+				return
+			}
+			if msg := invalidArgs(t, err); !strings.Contains(msg, tt.want) {
+				t.Errorf("got %q, want it to contain %q", msg, tt.want)
+			}
+		})
+	}
+}
+
+// deepArrays is the document of the hardening issue: n nested arrays.
+func deepArrays(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+
+func TestDocumentDepth(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		cfg  jsonquery.Config
+		want string // empty: accepted
+	}{
+		{"8000 nested arrays", deepArrays(8000), jsonquery.Config{}, "nests arrays and objects 8000 deep; the limit is 1000"},
+		{"at the limit", deepArrays(1000), jsonquery.Config{}, ""},
+		{"custom limit", `{"a":[{"b":[]}]}`, jsonquery.Config{MaxDepth: 3}, "4 deep; the limit is 3"},
+		{"brackets in strings do not count", `["[[[[\"{{{{"]`, jsonquery.Config{MaxDepth: 1}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := jsonquery.Query(context.Background(), "$", tt.doc, tt.cfg)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("got error %v, want success", err)
+				}
+				return
+			}
+			if msg := invalidArgs(t, err); !strings.Contains(msg, tt.want) {
+				t.Errorf("got %q, want it to contain %q", msg, tt.want)
+			}
+		})
+	}
+}
+
+// TestDeepDocumentResultCapped is the issue's case: 8000 nested '[' (16 KB)
+// queried with $..* once produced 128 MB of result and a 963 MiB peak. With
+// the depth limit lifted, the result cap stops it, having allocated little.
+func TestDeepDocumentResultCapped(t *testing.T) {
+	doc := deepArrays(8000)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := jsonquery.Query(context.Background(), "$..*", doc, jsonquery.Config{MaxDepth: 10000})
+	runtime.ReadMemStats(&after)
+	msg := invalidArgs(t, err)
+	if want := "more than 2097152 bytes of JSON (the limit)"; !strings.Contains(msg, want) {
+		t.Errorf("got %q, want it to contain %q", msg, want)
+	}
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(32<<20); got > limit {
+		t.Errorf("the query allocated %d bytes, want at most %d", got, limit)
+	}
+
+	// Through the tool, with the default limits, the depth cap answers first.
+	args, _ := json.Marshal(jsonquery.Input{JSONPath: "$..*", JSON: doc})
+	r := tools.Outcome(jsonquery.New(jsonquery.Config{}).Call(context.Background(), args))
+	if r.Err == nil || !strings.Contains(r.Err.Message, "8000 deep") {
+		t.Errorf("tool call = %+v, want the depth error", r)
+	}
+}
+
+func TestResultLimits(t *testing.T) {
+	big := `["` + strings.Repeat("a", 200_000) + `"]`
+	many := func(n int) string { return "[" + strings.TrimSuffix(strings.Repeat("1,", n), ",") + "]" }
+	tests := []struct {
+		name, path, doc string
+		cfg             jsonquery.Config
+		want            string // empty: accepted
+		wantCount       int
+	}{
+		{"amplified by repeated selectors", "$[" + strings.TrimSuffix(strings.Repeat("0,", 20), ",") + "]", big, jsonquery.Config{}, "more than 2097152 bytes of JSON", 0},
+		{"under the byte cap", "$[0,0,0]", big, jsonquery.Config{}, "", 3},
+		{"byte cap configured", "$[*]", `["abcdef"]`, jsonquery.Config{MaxResultBytes: 9}, "more than 9 bytes", 0},
+		{"byte cap exactly met", "$[*]", `["abcdef"]`, jsonquery.Config{MaxResultBytes: 10}, "", 1},
+		{"escapes counted", "$[*]", `["<>"]`, jsonquery.Config{MaxResultBytes: 15}, "more than 15 bytes", 0},
+		{"match count at the limit", "$[*]", many(10000), jsonquery.Config{}, "", 10000},
+		{"match count over the limit", "$[*]", many(10001), jsonquery.Config{}, "more than 10000 values", 0},
+		{"descendants counted", "$..*", `[[1,2],[3]]`, jsonquery.Config{MaxMatches: 4}, "more than 4 values", 0},
+		{"every step counted", "$[0,0,0][0,0,0]", `[[1]]`, jsonquery.Config{MaxMatches: 8}, "more than 8 values", 0},
+		{"filter counted", "$[?@ > 0]", many(6), jsonquery.Config{MaxMatches: 5}, "more than 5 values", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := jsonquery.Query(context.Background(), tt.path, tt.doc, tt.cfg)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("got error %v, want success", err)
+				}
+				if out.Count != tt.wantCount {
+					t.Errorf("got %d matches, want %d", out.Count, tt.wantCount)
+				}
+				if b, _ := json.Marshal(out.Matches); tt.cfg.MaxResultBytes > 0 && len(b) > tt.cfg.MaxResultBytes {
+					t.Errorf("result is %d bytes, over the cap %d", len(b), tt.cfg.MaxResultBytes)
+				}
+				return
+			}
+			if msg := invalidArgs(t, err); !strings.Contains(msg, tt.want) {
+				t.Errorf("got %q, want it to contain %q", msg, tt.want)
+			}
+		})
+	}
+}
+
+// countdown is a context whose Err turns to context.Canceled after n calls,
+// to cancel a query in the middle, deterministically.
+type countdown struct {
+	context.Context
+	n int
+}
+
+func (c *countdown) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestCancelledDuringEvaluation(t *testing.T) {
+	// A filter that runs a descendant query from the root for every node:
+	// quadratic work, which must stop when the context does.
+	doc := "[" + strings.TrimSuffix(strings.Repeat(`{"a":[1,2,3]},`, 300), ",") + "]"
+	ctx := &countdown{Context: context.Background(), n: 10}
+	_, err := jsonquery.Query(ctx, "$..[?count($..*) > 0]", doc, jsonquery.Config{MaxMatches: 1 << 30})
+	var te *tools.Error
+	if !errors.As(err, &te) || te.Kind != tools.KindCancelled || !errors.Is(err, context.Canceled) {
+		t.Fatalf("got error %v, want a cancelled error wrapping context.Canceled", err)
+	}
+	if ctx.n >= 0 {
+		t.Errorf("ctx.Err was called %d times, want the query to look at it until it was cancelled", 10-ctx.n)
+	}
+
+	dctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
+	defer cancel()
+	_, err = jsonquery.Query(dctx, "$", "1", jsonquery.Config{})
+	if !errors.As(err, &te) || te.Kind != tools.KindTimeout {
+		t.Errorf("with a past deadline: got %v, want a timeout error", err)
+	}
+}
+
+// TestErrorsDoNotEchoInput: an over-long argument is refused without the
+// error carrying it back to the model, both by the validator (the schema's
+// maxLength) and by the tool itself when called directly.
+func TestErrorsDoNotEchoInput(t *testing.T) {
+	mib := strings.Repeat("(", 1<<20)
+	tool := jsonquery.New(jsonquery.Config{})
+	v := schema.MustCompile(tool.Info().InputSchema)
+	tests := []struct {
+		name string
+		in   jsonquery.Input
+	}{
+		{"1 MiB json_path", jsonquery.Input{JSONPath: mib, JSON: "{}"}},
+		{"1 MiB + 1 json", jsonquery.Input{JSONPath: "$", JSON: mib + "("}},
+		{"4096-byte path of control characters", jsonquery.Input{JSONPath: strings.Repeat("\x01", 4096), JSON: "{}"}},
+		{"long unknown function", jsonquery.Input{JSONPath: "$[?" + strings.Repeat("f", 4000) + "(@)]", JSON: "{}"}},
+		{"long name in a bad path", jsonquery.Input{JSONPath: "$." + strings.Repeat("é", 2000) + "[", JSON: "{}"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, _ := json.Marshal(tt.in)
+			r := tools.Outcome(tool.Call(context.Background(), args))
+			if r.Err == nil || r.Err.Kind != tools.KindInvalidArguments {
+				t.Fatalf("Call = %+v, want an invalid-arguments error", r)
+			}
+			if n := utf8.RuneCountInString(r.Err.Message); n >= 500 {
+				t.Errorf("Call error is %d characters, want fewer than 500: %.300s", n, r.Err.Message)
+			}
+			err := v.Validate(args)
+			if len(tt.in.JSONPath) > 4096 || len(tt.in.JSON) > 1<<20 {
+				if err == nil {
+					t.Fatal("the validator accepted the over-long argument")
+				}
+				if n := utf8.RuneCountInString(err.Error()); n >= 500 {
+					t.Errorf("validator error is %d characters, want fewer than 500: %.300s", n, err)
+				}
+			}
+		})
+	}
+}
+
+func TestSchemaPublishesLimits(t *testing.T) {
+	tests := []struct {
+		name           string
+		cfg            jsonquery.Config
+		wantPath, want float64
+	}{
+		{"defaults", jsonquery.Config{}, jsonquery.DefaultMaxPathLength, jsonquery.DefaultMaxInputBytes},
+		{"configured", jsonquery.Config{MaxPathLength: 100, MaxInputBytes: 2 << 20}, 100, 2 << 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s struct {
+				Properties map[string]map[string]any `json:"properties"`
+			}
+			if err := json.Unmarshal(jsonquery.New(tt.cfg).Info().InputSchema, &s); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Properties["json_path"]["maxLength"]; got != tt.wantPath {
+				t.Errorf("json_path maxLength = %v, want %v", got, tt.wantPath)
+			}
+			if got := s.Properties["json"]["maxLength"]; got != tt.want {
+				t.Errorf("json maxLength = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func FuzzJSONQuery(f *testing.F) {
 	f.Add("$.a[*]", `{"a":[1,2]}`)
 	f.Add("$..x", `[{"x":1},{"y":{"x":2}}]`)
 	f.Add("$[?@.p < 3]", `[{"p":1},{"p":5}]`)
 	f.Add("$[", `{`)
+	// The extremes: nesting far past the caps, in the path and the document.
+	f.Add("$[?"+strings.Repeat("(", 5000), `{}`)
+	f.Add("$"+strings.Repeat("[?@", 70)+strings.Repeat("]", 70), `[[[1]]]`)
+	f.Add("$"+strings.Repeat("[0]", 1000), deepArrays(1001))
+	f.Add("$..*", deepArrays(8000))
+	f.Add("$..[?count($..*) > 0]", `[[1,[2,[3]]],{"a":{"b":[]}}]`)
+	f.Add(`$[?@.a == '`+strings.Repeat("(", 100)+`']`, `[{"a":"("}]`)
+	cfg := jsonquery.Config{MaxInputBytes: 1 << 16, MaxResultBytes: 1 << 16, MaxMatches: 1000}
 	f.Fuzz(func(t *testing.T, path, doc string) {
-		out, err := jsonquery.Query(path, doc, 1<<16)
+		out, err := jsonquery.Query(context.Background(), path, doc, cfg)
 		if err != nil {
 			var te *tools.Error
 			if !errors.As(err, &te) || te.Kind != tools.KindInvalidArguments {
 				t.Fatalf("Query(%q, %q) error %v is not an invalid-arguments error", path, doc, err)
+			}
+			if n := utf8.RuneCountInString(te.Message); n >= 500 {
+				t.Fatalf("error is %d characters, want fewer than 500: %.300s", n, te.Message)
 			}
 			return
 		}
 		if out.Count != len(out.Matches) {
 			t.Fatalf("count %d for %d matches", out.Count, len(out.Matches))
 		}
-		if _, err := json.Marshal(out); err != nil {
+		b, err := json.Marshal(out.Matches)
+		if err != nil {
 			t.Fatalf("output does not marshal: %v", err)
 		}
+		if len(b) > cfg.MaxResultBytes || out.Count > cfg.MaxMatches {
+			t.Fatalf("result of %d bytes and %d matches passes the caps (%d bytes, %d matches)", len(b), out.Count, cfg.MaxResultBytes, cfg.MaxMatches)
+		}
+		// The same values as the library's own evaluation, in some order
+		// (object members have none).
+		p, _ := jsonpath.Parse(path)
+		dec := json.NewDecoder(strings.NewReader(doc))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			t.Fatalf("Query accepted a document json cannot decode: %q", doc)
+		}
+		if got, want := sortedJSON(out.Matches), sortedJSON(p.Select(v)); !slices.Equal(got, want) {
+			t.Fatalf("Query(%q, %q) = %v, want the library's %v", path, doc, got, want)
+		}
 	})
+}
+
+func sortedJSON(vs []any) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		b, _ := json.Marshal(v)
+		out[i] = string(b)
+	}
+	slices.Sort(out)
+	return out
 }
