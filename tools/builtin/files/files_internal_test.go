@@ -134,3 +134,29 @@ func TestCheckLength(t *testing.T) {
 		})
 	}
 }
+
+// FuzzClean: whatever the model sends as a path, clean either refuses it
+// with a short message or returns a relative path that stays in the root.
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"", ".", "a/b", "../x", "a/../../x", "/etc/passwd", `\x`, "a\x00b", strings.Repeat("é/", 300), "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if checkLength("path", s, MaxPathLength) != nil {
+			return
+		}
+		c, err := clean(s)
+		if err != nil {
+			if len(err.Error()) >= 500 {
+				t.Errorf("clean(%.40q): error is %d bytes long, want under 500", s, len(err.Error()))
+			}
+			return
+		}
+		if c == ".." || strings.HasPrefix(c, "../") || strings.HasPrefix(c, "/") || strings.ContainsRune(c, 0) {
+			t.Errorf("clean(%q) = %q, which leaves the root", s, c)
+		}
+		if q, _, _ := strings.Cut(quote(s), "…"); len(q) > maxShown+2 {
+			t.Errorf("quote(%.40q) shows %d characters, want at most %d", s, len(q), maxShown+2)
+		}
+	})
+}
