@@ -12,7 +12,18 @@
 // the content goes to a temporary file beside the target, is synced, and
 // renamed over it, so a failed write leaves the old content intact; an
 // existing file keeps its mode, a new one gets 0644, and missing parent
-// folders are created. Appending rewrites the file the same way.
+// folders are created. Appending rewrites the file the same way, from the
+// old content read through a non-blocking open that is checked to still be
+// the regular file seen before. Writes to one file are serialised (see
+// WriteLockStripes), so concurrent appends all land, in some order.
+//
+// Every string argument has a maxLength in the published schema
+// (MaxPathLength, MaxGlobLength, MaxContentLength), and the tools check it
+// again before any work; error messages quote at most 200 characters of an
+// argument.
+//
+// Open returns a Sandbox that owns the open root; its owner calls Close at
+// shutdown, after which the tools' calls fail.
 package files
 
 import (
@@ -162,7 +173,7 @@ func (s *Sandbox) enter() (exit func(), err error) {
 }
 
 func errClosed() error {
-	return &tools.Error{Kind: tools.KindExecutionFailed, Message: "the file tools are closed (the server is shutting down)", Err: os.ErrClosed}
+	return &tools.Error{Kind: tools.KindExecutionFailed, Message: "the file tools are closed", Err: os.ErrClosed}
 }
 
 // New opens the root and returns file_read, file_write and file_list.
