@@ -8,6 +8,7 @@
 package approval
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
 
 // DefaultTimeout is how long a pending approval waits when
@@ -101,7 +103,51 @@ type Policy struct {
 	// Fallback applies when the client cannot ask a person. "": deny.
 	Fallback Fallback
 	// Webhook asks a remote service; required when Fallback is webhook.
+	// Its question is bounded by Timeout too (see AskWebhook).
 	Webhook *Webhook
+}
+
+// timeout is the approval timeout: Timeout, or DefaultTimeout when zero.
+func (p Policy) timeout() time.Duration {
+	if p.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return p.Timeout
+}
+
+// TimedOut is the decision for a call that nobody decided within the
+// approval timeout: Approve with args when OnTimeout says so, otherwise a
+// rejection that says how long it waited.
+func (p Policy) TimedOut(args json.RawMessage) Outcome {
+	if p.OnTimeout == Approve {
+		return Outcome{Decision: Approve, Args: args, By: "timeout"}
+	}
+	return Outcome{Decision: Reject, By: "timeout", Reason: fmt.Sprintf("Rejected: no approval decision within %s; the tool did not run", p.timeout())}
+}
+
+// AskWebhook asks p.Webhook about a call of info's tool with args (see
+// Webhook.Decide), waiting at most the approval timeout (Timeout), or the
+// webhook's own Timeout when that is shorter. A webhook that does not
+// answer within that time gets the on-timeout decision (TimedOut), as a
+// person who does not answer would: it is not an error. Any other failure
+// is returned as Decide returns it (an invalid edit is a *tools.Error of
+// kind invalid_arguments); when ctx ends first, the error wraps ctx.Err().
+func (p Policy) AskWebhook(ctx context.Context, req Request, info tools.Info, args json.RawMessage, v *schema.Validator) (Outcome, error) {
+	if p.Webhook == nil {
+		return Outcome{}, errors.New("approval webhook: the policy has no webhook")
+	}
+	wctx, cancel := context.WithTimeout(ctx, p.timeout())
+	defer cancel()
+	out, err := p.Webhook.Decide(wctx, req, info, args, v)
+	switch {
+	case err == nil:
+		return out, nil
+	case ctx.Err() != nil:
+		return Outcome{}, fmt.Errorf("approval webhook: %w", ctx.Err())
+	case errors.Is(err, ErrNoAnswer):
+		return p.TimedOut(args), nil
+	}
+	return Outcome{}, err
 }
 
 // Validate reports a policy that cannot work.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,7 +19,8 @@ import (
 
 // The webhook's defaults.
 const (
-	// DefaultWebhookTimeout bounds one question when Webhook.Timeout is 0.
+	// DefaultWebhookTimeout bounds one question when Webhook.Timeout is 0
+	// and the caller's context has no deadline.
 	DefaultWebhookTimeout = 30 * time.Second
 	// DefaultMaxAnswerBytes caps the answer when Webhook.MaxAnswerBytes
 	// is 0.
@@ -31,13 +33,16 @@ const (
 type Webhook struct {
 	// URL receives the question as a JSON POST.
 	URL string
-	// Timeout bounds one question, from sending it to reading the answer.
-	// Zero: DefaultWebhookTimeout (and never more than the caller's
-	// context allows).
+	// Timeout bounds one question, from sending it to reading the answer,
+	// and never extends the caller's deadline: the question ends at the
+	// earlier of the two. Zero: the caller's deadline alone (for a policy's
+	// webhook, the approval timeout; see Policy.AskWebhook), or
+	// DefaultWebhookTimeout when the caller's context has none.
 	Timeout time.Duration
 	// Headers are sent with the question (Authorization, say). Nil: none.
 	Headers map[string]string
-	// Client sends the question. Nil: a private client bounded by Timeout.
+	// Client sends the question. Nil: a private client, bounded by the
+	// question's context (see Timeout).
 	Client *http.Client
 	// MaxAnswerBytes caps the answer's body; a longer answer is an error.
 	// Zero: DefaultMaxAnswerBytes.
@@ -76,21 +81,34 @@ type answer struct {
 //
 // Failing to get an answer (a timeout, a non-2xx status, an answer over
 // MaxAnswerBytes, malformed JSON, an unknown decision) is an error; the
-// caller decides what that means.
+// caller decides what that means. When the webhook does not answer in time
+// (Timeout, or the caller's deadline) the error wraps ErrNoAnswer, so that
+// the caller can apply its on-timeout decision (Policy.AskWebhook does).
 func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args json.RawMessage, v *schema.Validator) (Outcome, error) {
 	if w.URL == "" {
 		return Outcome{}, errors.New("approval webhook: no URL")
-	}
-	timeout := w.Timeout
-	if timeout <= 0 {
-		timeout = DefaultWebhookTimeout
 	}
 	limit := w.MaxAnswerBytes
 	if limit <= 0 {
 		limit = DefaultMaxAnswerBytes
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	// The question ends at the earlier of the webhook's own timeout and
+	// the caller's deadline; with neither, DefaultWebhookTimeout.
+	timeout := w.Timeout
+	deadline, bounded := ctx.Deadline()
+	if bounded && (timeout <= 0 || time.Until(deadline) <= timeout) {
+		timeout = time.Until(deadline).Round(time.Millisecond)
+	} else {
+		if timeout <= 0 {
+			timeout = DefaultWebhookTimeout
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	noAnswer := func() error {
+		return fmt.Errorf("approval webhook: %w within %s: %w", ErrNoAnswer, timeout, context.DeadlineExceeded)
+	}
 	req.Tool = info.Name
 	req.Arguments = tools.Redact(args, info.Secret)
 	if req.Summary == "" {
@@ -110,12 +128,12 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 	}
 	client := w.Client
 	if client == nil {
-		client = &http.Client{Timeout: timeout}
+		client = &http.Client{}
 	}
 	resp, err := client.Do(hr)
 	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
-			return Outcome{}, fmt.Errorf("approval webhook: no answer within %s: %w", timeout, ctx.Err())
+		if timedOut(ctx, err) {
+			return Outcome{}, noAnswer()
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -129,8 +147,8 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 	}
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		if ctx.Err() == context.DeadlineExceeded {
-			return Outcome{}, fmt.Errorf("approval webhook: no answer within %s: %w", timeout, ctx.Err())
+		if timedOut(ctx, err) {
+			return Outcome{}, noAnswer()
 		}
 		return Outcome{}, fmt.Errorf("approval webhook: reading the answer: %w", err)
 	}
@@ -164,6 +182,20 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 		return Outcome{Decision: Edit, Args: edited, By: "webhook"}, nil
 	}
 	return Outcome{}, fmt.Errorf("approval webhook: unknown decision %q: want approve, reject or edit", a.Decision)
+}
+
+// ErrNoAnswer is wrapped by the error of a webhook that did not answer in
+// time.
+var ErrNoAnswer = errors.New("no answer")
+
+// timedOut reports whether err, from asking under ctx, means the time ran
+// out: ctx's deadline passed, or a client with a timeout of its own gave up.
+func timedOut(ctx context.Context, err error) bool {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return ctx.Err() == nil && errors.As(err, &ne) && ne.Timeout()
 }
 
 // restoreSecrets puts the model's secret values back where an edit echoed

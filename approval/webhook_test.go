@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcp-tools/mcp-tools/approval"
@@ -221,4 +222,124 @@ func TestWebhookNoURL(t *testing.T) {
 	if _, err := (&approval.Webhook{}).Decide(context.Background(), approval.Request{}, mail.Info(), mailArgs, nil); err == nil {
 		t.Error("Decide without a URL = nil error, want one")
 	}
+}
+
+// TestAskWebhookTimeout: a webhook that never answers gets the policy's
+// on-timeout decision once the approval timeout (or the webhook's own,
+// shorter, timeout) runs out, not a webhook error.
+func TestAskWebhookTimeout(t *testing.T) {
+	h := &hook{reply: reply{hang: true}}
+	srv := h.start(t)
+	tests := []struct {
+		name           string
+		policyTimeout  time.Duration
+		webhookTimeout time.Duration
+		onTimeout      approval.Decision
+		wantReason     string
+	}{
+		{name: "approve, the webhook's timeout unset", policyTimeout: 100 * time.Millisecond, onTimeout: approval.Approve},
+		{name: "approve, the webhook's timeout longer", policyTimeout: 100 * time.Millisecond, webhookTimeout: 30 * time.Second, onTimeout: approval.Approve},
+		{name: "approve, the webhook's timeout shorter", policyTimeout: time.Minute, webhookTimeout: 100 * time.Millisecond, onTimeout: approval.Approve},
+		{name: "reject", policyTimeout: 100 * time.Millisecond, onTimeout: approval.Reject,
+			wantReason: "Rejected: no approval decision within 100ms; the tool did not run"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := approval.Policy{Timeout: tt.policyTimeout, OnTimeout: tt.onTimeout, Fallback: approval.FallbackWebhook,
+				Webhook: &approval.Webhook{URL: srv.URL, Timeout: tt.webhookTimeout}}
+			out, err := p.AskWebhook(context.Background(), approval.Request{}, mail.Info(), mailArgs, nil)
+			if err != nil {
+				t.Fatalf("AskWebhook = %v, want the on-timeout decision", err)
+			}
+			if out.Decision != tt.onTimeout || out.By != "timeout" {
+				t.Fatalf("AskWebhook = %+v, want %s by timeout", out, tt.onTimeout)
+			}
+			if tt.onTimeout == approval.Approve && string(out.Args) != string(mailArgs) {
+				t.Errorf("approved args = %s, want the model's: %s", out.Args, mailArgs)
+			}
+			if out.Reason != tt.wantReason {
+				t.Errorf("reason = %q, want %q", out.Reason, tt.wantReason)
+			}
+		})
+	}
+}
+
+// TestAskWebhookOtherOutcomes: an answer is the answer, a failure is an
+// error (not a timeout), and a caller that gives up gets its own error.
+func TestAskWebhookOtherOutcomes(t *testing.T) {
+	answer := (&hook{reply: reply{status: 200, body: `{"decision":"reject","reason":"no"}`}}).start(t)
+	broken := (&hook{reply: reply{status: 503}}).start(t)
+	hang := (&hook{reply: reply{hang: true}}).start(t)
+	policy := func(url string) approval.Policy {
+		return approval.Policy{Timeout: time.Minute, OnTimeout: approval.Approve, Fallback: approval.FallbackWebhook, Webhook: &approval.Webhook{URL: url}}
+	}
+
+	out, err := policy(answer.URL).AskWebhook(context.Background(), approval.Request{}, mail.Info(), mailArgs, nil)
+	if err != nil || out.Decision != approval.Reject || out.By != "webhook" || out.Reason != "Rejected by reviewer: no" {
+		t.Errorf("AskWebhook with an answer = %+v, %v; want the webhook's rejection", out, err)
+	}
+	out, err = policy(broken.URL).AskWebhook(context.Background(), approval.Request{}, mail.Info(), mailArgs, nil)
+	if err == nil || errors.Is(err, approval.ErrNoAnswer) || !strings.Contains(err.Error(), "HTTP 503") {
+		t.Errorf("AskWebhook with a failing webhook = %+v, %v; want the HTTP 503 error", out, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	out, err = policy(hang.URL).AskWebhook(ctx, approval.Request{}, mail.Info(), mailArgs, nil)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("AskWebhook after the caller's deadline = %+v, %v; want the caller's context error, not the on-timeout decision", out, err)
+	}
+	if _, err := (approval.Policy{}).AskWebhook(context.Background(), approval.Request{}, mail.Info(), mailArgs, nil); err == nil {
+		t.Error("AskWebhook without a webhook = nil error, want one")
+	}
+}
+
+// roundTripFunc is an http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestWebhookFollowsTheApprovalTimeout is the reported case, with the
+// default timeouts on a fake clock: the approval waits 5 minutes and says
+// approve on timeout; a webhook with no timeout of its own must wait those
+// 5 minutes, not give up after DefaultWebhookTimeout (30 s).
+func TestWebhookFollowsTheApprovalTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		silent := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			<-r.Context().Done()
+			return nil, r.Context().Err()
+		})}
+		p := approval.Policy{OnTimeout: approval.Approve, Fallback: approval.FallbackWebhook,
+			Webhook: &approval.Webhook{URL: "http://hook.invalid/decide", Client: silent}}
+		start := time.Now()
+		out, err := p.AskWebhook(context.Background(), approval.Request{}, mail.Info(), mailArgs, nil)
+		if err != nil || out.Decision != approval.Approve || out.By != "timeout" {
+			t.Fatalf("AskWebhook = %+v, %v; want approve by timeout", out, err)
+		}
+		if waited := time.Since(start); waited != approval.DefaultTimeout {
+			t.Errorf("waited %s for the webhook, want the approval timeout, %s", waited, approval.DefaultTimeout)
+		}
+
+		// Decide alone, under the approval's deadline, reports no answer
+		// at that deadline, as ErrNoAnswer.
+		ctx, cancel := context.WithTimeout(context.Background(), approval.DefaultTimeout)
+		defer cancel()
+		start = time.Now()
+		_, err = p.Webhook.Decide(ctx, approval.Request{}, mail.Info(), mailArgs, nil)
+		if !errors.Is(err, approval.ErrNoAnswer) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Decide = %v, want ErrNoAnswer and context.DeadlineExceeded", err)
+		}
+		if waited := time.Since(start); waited != approval.DefaultTimeout {
+			t.Errorf("Decide waited %s, want the caller's deadline, %s", waited, approval.DefaultTimeout)
+		}
+
+		// Without a deadline from the caller, the webhook's default bounds it.
+		start = time.Now()
+		_, err = p.Webhook.Decide(context.Background(), approval.Request{}, mail.Info(), mailArgs, nil)
+		if !errors.Is(err, approval.ErrNoAnswer) {
+			t.Errorf("Decide = %v, want ErrNoAnswer", err)
+		}
+		if waited := time.Since(start); waited != approval.DefaultWebhookTimeout {
+			t.Errorf("Decide waited %s, want DefaultWebhookTimeout, %s", waited, approval.DefaultWebhookTimeout)
+		}
+	})
 }
