@@ -32,8 +32,11 @@ const CancelWait = 5 * time.Second
 //   - arguments missing a required field, and arguments with a field of the
 //     wrong type, are refused by the validator with an invalid-arguments
 //     error naming the field, so the tool never sees them;
-//   - a call that bypasses the validator with wrong-typed arguments does not
-//     panic (it is made with a cancelled context, so it should not act);
+//   - arguments that are not a JSON object (null, an array, a string) are
+//     refused by the validator with an invalid-arguments error;
+//   - a call that bypasses the validator with wrong-typed arguments, or
+//     with arguments that are not an object, does not panic (it is made
+//     with a cancelled context, so it should not act);
 //   - a call with an already cancelled context returns within CancelWait.
 //
 // Check calls the tool, so use it on instances whose calls are harmless in a
@@ -127,6 +130,17 @@ func run(tool tools.Tool, wait time.Duration) []string {
 		}
 		// The context is cancelled so that a tool that does decode the
 		// wrong value still stops at once.
+		if p, hung := cancelledCall(tool, raw, wait); p != nil {
+			fail("Call(%s) bypassing the validator panicked: %v", raw, p)
+		} else if hung {
+			fail("Call(%s) bypassing the validator, with a cancelled context, did not return within %v", raw, wait)
+		}
+	}
+
+	for _, raw := range []json.RawMessage{json.RawMessage(`null`), json.RawMessage(`[]`), json.RawMessage(`"x"`)} {
+		if err := v.Validate(raw); !isInvalidArgs(err) {
+			fail("arguments %s: validator returned %v, want an invalid-arguments error", raw, err)
+		}
 		if p, hung := cancelledCall(tool, raw, wait); p != nil {
 			fail("Call(%s) bypassing the validator panicked: %v", raw, p)
 		} else if hung {

@@ -3,6 +3,7 @@ package toolstest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +70,14 @@ func TestRunFindsBrokenTools(t *testing.T) {
 				}
 				return tools.Result{}, nil
 			}), want: "bypassing the validator panicked"},
+		{name: "panics on null arguments", tool: raw(`{"type":"object","properties":{"n":{"type":"integer"}}}`,
+			func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+				var in *struct{ N int }
+				if err := json.Unmarshal(args, &in); err != nil {
+					return tools.Result{}, tools.InvalidArgs("%v", err)
+				}
+				return tools.Text(fmt.Sprint(in.N)), nil // nil for null
+			}), want: "Call(null) bypassing the validator panicked"},
 		{name: "ignores cancellation", tool: raw(`{"type":"object","properties":{}}`,
 			func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 				<-release
