@@ -10,13 +10,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
@@ -42,14 +46,18 @@ const (
 // httpTransport is one of the two HTTP transports, with what Shutdown needs.
 type httpTransport struct {
 	handler http.Handler
-	close   func(ctx context.Context)
+	guard   *guard
+	// close ends the transport's sessions and streams.
+	close func(ctx context.Context)
 }
 
 // Handler returns the http.Handler of transport (TransportHTTP or
-// TransportSSE), guarded as the package documents: Origin allow-list,
-// optional bearer token, message size cap, and mcp-go's own Host check
-// against DNS rebinding. Streamable HTTP is served at /mcp; SSE at /sse, with
-// messages posted to /message.
+// TransportSSE), guarded as the package documents: Origin allow-list (with
+// CORS for the allowed origins), optional bearer token, message size cap,
+// strict JSON-RPC frames, a bound on open sessions, and mcp-go's own Host
+// check against DNS rebinding. Streamable HTTP is served at /mcp; SSE at
+// /sse, with messages posted to /message. What the handler starts is ended
+// by Shutdown.
 func (s *Server) Handler(transport string) (http.Handler, error) {
 	t, err := s.httpTransport(transport)
 	if err != nil {
@@ -59,30 +67,38 @@ func (s *Server) Handler(transport string) (http.Handler, error) {
 }
 
 func (s *Server) httpTransport(transport string) (*httpTransport, error) {
+	auth := len(s.opts.BearerTokens) > 0
+	table := &sessionTable{max: s.opts.MaxSessions}
+	s.closersMu.Lock()
+	s.tables = append(s.tables, table)
+	s.closersMu.Unlock()
 	g := &guard{
-		origins:  s.opts.AllowedOrigins,
-		tokens:   s.opts.BearerTokens,
-		maxBytes: s.opts.MaxMessageBytes,
-		owners:   &s.owners,
+		origins:     s.opts.AllowedOrigins,
+		tokens:      s.opts.BearerTokens,
+		maxBytes:    s.opts.MaxMessageBytes,
+		readTimeout: s.opts.HTTPReadTimeout,
+		sessions:    table,
+		log:         s.log,
 	}
 	ctxFunc := func(ctx context.Context, r *http.Request) context.Context {
-		return withPrincipal(ctx, principalOf(r, len(s.opts.BearerTokens) > 0))
+		return withPrincipal(ctx, principalOf(r, auth))
 	}
 	mux := http.NewServeMux()
+	var t *httpTransport
 	switch transport {
 	case TransportHTTP:
-		sm := &sessionManager{owners: &s.owners}
 		h := mcpserver.NewStreamableHTTPServer(s.mcp,
-			mcpserver.WithSessionIdManagerResolver(sessionResolver{m: sm, auth: len(s.opts.BearerTokens) > 0}),
+			mcpserver.WithSessionIdManagerResolver(sessionResolver{t: table, auth: auth}),
 			mcpserver.WithHTTPContextFunc(ctxFunc),
 			mcpserver.WithStreamableHTTPLogger(s.log),
 			mcpserver.WithSessionIdleTTL(s.opts.SessionIdleTimeout),
 		)
+		g.streamable = true
 		g.sessionOf = func(r *http.Request) string { return r.Header.Get(mcp.HeaderSessionID) }
 		mux.Handle(PathMCP, g.wrap(h))
-		return &httpTransport{handler: mux, close: func(ctx context.Context) { h.CloseSessions(ctx) }}, nil
+		// Shutdown stops the idle-session sweeper and closes every session.
+		t = &httpTransport{handler: mux, guard: g, close: func(ctx context.Context) { _ = h.Shutdown(ctx) }}
 	case TransportSSE:
-		s.linkHardStop.Store(true)
 		h := mcpserver.NewSSEServer(s.mcp,
 			mcpserver.WithSSEEndpoint(PathSSE),
 			mcpserver.WithMessageEndpoint(PathMessage),
@@ -96,17 +112,32 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 			// stream, so that no other token can post to the session.
 			mcpserver.WithSessionIDGenerator(func(_ context.Context, r *http.Request) (string, error) {
 				id := rand.Text()
-				s.owners.Store(id, principalOf(r, len(s.opts.BearerTokens) > 0))
+				table.add(id, principalOf(r, auth))
+				if res, ok := r.Context().Value(reservationKey{}).(*reservation); ok {
+					res.consume() // the session now holds its own place
+				}
 				return id, nil
 			}),
 		)
 		g.sessionOf = func(r *http.Request) string { return r.URL.Query().Get("sessionId") }
 		mux.Handle(PathSSE, g.wrap(h.SSEHandler()))
 		mux.Handle(PathMessage, g.wrap(h.MessageHandler()))
-		return &httpTransport{handler: mux, close: func(context.Context) { h.CloseSessions() }}, nil
+		t = &httpTransport{handler: mux, guard: g, close: func(context.Context) { h.CloseSessions() }}
+	default:
+		return nil, fmt.Errorf("server: unknown HTTP transport %q: use %q or %q", transport, TransportHTTP, TransportSSE)
 	}
-	return nil, fmt.Errorf("server: unknown HTTP transport %q: use %q or %q", transport, TransportHTTP, TransportSSE)
+	s.onShutdown(func(ctx context.Context) {
+		// Responses of the calls cancelled at the end of the grace period
+		// are still on their way: let them out before the streams close.
+		g.settle(ctx, settleWait)
+		t.close(ctx)
+	})
+	return t, nil
 }
+
+// settleWait bounds how long a shutdown waits for the last responses to
+// be written before it closes the HTTP sessions.
+const settleWait = 2 * time.Second
 
 // corsOrigins is the CORS allow-list handed to mcp-go: the configured
 // origins, or, when there are none, a value no browser sends, so that CORS
@@ -120,8 +151,9 @@ func corsOrigins(allowed []string) []string {
 
 // ServeHTTP serves transport (TransportHTTP or TransportSSE) on ln until ctx
 // is done, then shuts down: new calls are refused, in-flight calls may
-// finish within the grace period, the rest are cancelled, and the listener
-// closes. It returns nil after a clean shutdown.
+// finish within the grace period, the rest are cancelled and still get
+// their response, and the listener closes. It returns nil after a clean
+// shutdown.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, transport string) error {
 	t, err := s.httpTransport(transport)
 	if err != nil {
@@ -130,10 +162,10 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, transport strin
 	srv := &http.Server{
 		Handler:           t.handler,
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          nil,
-		// Every request's context derives from hardStop, which Shutdown
-		// cancels when the grace period is over.
-		BaseContext: func(net.Listener) context.Context { return s.hardStop },
+		// The body's deadline is set per request (guard), so that long
+		// SSE streams and long calls are never cut by a read timeout.
+		IdleTimeout: s.opts.HTTPIdleTimeout,
+		ErrorLog:    log.New(io.Discard, "", 0),
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -144,8 +176,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, transport strin
 	case <-ctx.Done():
 	}
 	s.log.Info("shutting down", "reason", context.Cause(ctx))
-	s.Shutdown(context.Background())
-	t.close(context.Background())
+	_ = s.Shutdown(context.Background())
 	shutCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil {
@@ -158,57 +189,196 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, transport strin
 }
 
 // guard refuses what must not reach mcp-go: foreign origins, missing or
-// wrong bearer tokens, and over-size bodies.
+// wrong bearer tokens, over-size or slow bodies, malformed or ambiguous
+// JSON-RPC frames, sessions past the bound, and sessions of another
+// principal. It answers CORS preflights for the allowed origins.
 type guard struct {
-	origins  []string
-	tokens   []string
-	maxBytes int64
-	// sessionOf reads the session a request names; owners maps session
-	// ids to the principal that opened them.
+	origins     []string
+	tokens      []string
+	maxBytes    int64
+	readTimeout time.Duration
+	streamable  bool // the streamable HTTP transport (else legacy SSE)
+	// sessionOf reads the session a request names.
 	sessionOf func(*http.Request) string
-	owners    *sync.Map
+	sessions  *sessionTable
+	log       *slog.Logger
+
+	inFlight  sync.WaitGroup // POST requests being served
+	lastWrite atomic.Int64   // unix nanos of the last write on any stream
 }
+
+// corsAllowHeaders are the request headers a browser client may send.
+const corsAllowHeaders = "Content-Type, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
 
 func (g *guard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, g.origins) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && !originAllowed(origin, g.origins) {
 			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", origin), http.StatusForbidden)
 			return
+		}
+		if origin != "" {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id")
+			if r.Method == http.MethodOptions {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
 		}
 		if len(g.tokens) > 0 && !bearerOK(r, g.tokens) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-tools"`)
 			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
 			return
 		}
+		id := g.sessionOf(r)
 		// A session is only ever used by the principal that opened it: on
 		// every method (mcp-go's GET stream and DELETE do not ask the
 		// session manager first), and on both HTTP transports.
-		if len(g.tokens) > 0 && g.sessionOf != nil {
-			if id := g.sessionOf(r); id != "" {
-				if owner, known := g.owners.Load(id); known && owner != principalOf(r, true) {
-					http.Error(w, "Not Found: no such session", http.StatusNotFound)
+		if id != "" {
+			owner, known := g.sessions.owner(id)
+			if (known && len(g.tokens) > 0 && owner != principalOf(r, true)) ||
+				(!known && g.streamable && r.Method == http.MethodDelete) {
+				writeJSONRPCError(w, http.StatusNotFound, nil, mcp.INVALID_REQUEST, "no such session: it ended, or it never existed; initialize a new one")
+				return
+			}
+		}
+		if r.Method == http.MethodGet && !g.streamable {
+			// A legacy SSE stream is a session.
+			if !g.sessions.reserve() {
+				g.tooManySessions(w)
+				return
+			}
+			res := &reservation{t: g.sessions}
+			defer res.consume()
+			r = r.WithContext(context.WithValue(r.Context(), reservationKey{}, res))
+			next.ServeHTTP(&streamWriter{ResponseWriter: w, last: &g.lastWrite}, r)
+			return
+		}
+		if r.Method == http.MethodGet && g.streamable {
+			next.ServeHTTP(&streamWriter{ResponseWriter: w, last: &g.lastWrite}, r)
+			return
+		}
+		if r.Body == nil || r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.ContentLength > g.maxBytes {
+			writeTooLarge(w, g.maxBytes)
+			return
+		}
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(g.readTimeout))
+		body, err := readBody(r, g.maxBytes)
+		_ = rc.SetReadDeadline(time.Time{})
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				writeJSONRPCError(w, http.StatusRequestTimeout, nil, mcp.INVALID_REQUEST,
+					fmt.Sprintf("request timeout: the body was not read within %s", g.readTimeout))
+				return
+			}
+			http.Error(w, "Bad Request: cannot read body", http.StatusBadRequest)
+			return
+		}
+		if int64(len(body)) > g.maxBytes {
+			writeTooLarge(w, g.maxBytes)
+			return
+		}
+		f, bad := inspectFrame(body)
+		if bad != nil {
+			g.log.Warn("HTTP message refused", "reason", bad.msg)
+			writeJSONRPCError(w, http.StatusBadRequest, bad.id, bad.code, bad.msg)
+			return
+		}
+		if g.streamable && !modernRequest(r, body) {
+			switch {
+			case f.method == string(mcp.MethodInitialize):
+				if !g.sessions.reserve() {
+					g.tooManySessions(w)
 					return
 				}
+				defer g.sessions.release()
+			case id == "":
+				writeJSONRPCError(w, http.StatusBadRequest, f.id, mcp.INVALID_REQUEST,
+					"bad request: the Mcp-Session-Id header is required after initialize")
+				return
 			}
 		}
-		if r.Body != nil && r.Method == http.MethodPost {
-			if r.ContentLength > g.maxBytes {
-				writeTooLarge(w, g.maxBytes)
-				return
-			}
-			body, err := readBody(r, g.maxBytes)
-			if err != nil {
-				http.Error(w, "Bad Request: cannot read body", http.StatusBadRequest)
-				return
-			}
-			if int64(len(body)) > g.maxBytes {
-				writeTooLarge(w, g.maxBytes)
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		next.ServeHTTP(w, r)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		g.inFlight.Add(1)
+		defer g.inFlight.Done()
+		next.ServeHTTP(&streamWriter{ResponseWriter: w, last: &g.lastWrite}, r)
 	})
+}
+
+func (g *guard) tooManySessions(w http.ResponseWriter) {
+	g.log.Warn("HTTP session refused: too many sessions", "limit", g.sessions.max)
+	w.Header().Set("Retry-After", "5")
+	writeJSONRPCError(w, http.StatusServiceUnavailable, nil, codeServerBusy,
+		fmt.Sprintf("server busy: %d sessions are open, the most this server allows (--max-sessions); retry later", g.sessions.max))
+}
+
+// settle waits, at most max, until no POST is being served and no stream
+// has been written to for a moment: the responses of the last calls are
+// out.
+func (g *guard) settle(ctx context.Context, max time.Duration) {
+	deadline := time.Now().Add(max)
+	posts := make(chan struct{})
+	go func() { g.inFlight.Wait(); close(posts) }()
+	select {
+	case <-posts:
+	case <-time.After(max):
+		return
+	case <-ctx.Done():
+		return
+	}
+	const quiet = 100 * time.Millisecond
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if time.Since(time.Unix(0, g.lastWrite.Load())) >= quiet {
+			return
+		}
+		time.Sleep(quiet / 4)
+	}
+}
+
+// modernRequest reports whether r is of protocol 2026-07-28 or later,
+// which has no sessions (by its header, or by the version in its _meta).
+func modernRequest(r *http.Request, body []byte) bool {
+	return mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) ||
+		bytes.Contains(body, []byte(mcp.MetaKeyProtocolVersion))
+}
+
+// streamWriter notes the time of every write, so a shutdown can tell when
+// the last responses are out. It keeps the Flusher a stream needs, and
+// Unwrap gives http.ResponseController the connection.
+type streamWriter struct {
+	http.ResponseWriter
+	last *atomic.Int64
+}
+
+func (w *streamWriter) Write(p []byte) (int, error) {
+	w.last.Store(time.Now().UnixNano())
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *streamWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// writeJSONRPCError answers with a JSON-RPC error and HTTP status.
+func writeJSONRPCError(w http.ResponseWriter, status int, id jsontext.Value, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(errorResponse(&frameError{id: id, code: code, msg: msg}))
 }
 
 // readBody reads at most max+1 bytes of r's body, in one allocation when
@@ -303,73 +473,115 @@ func principalOf(r *http.Request, auth bool) string {
 	return "token:" + hex.EncodeToString(sum[:8])
 }
 
-// sessionManager tracks streamable HTTP sessions (mcp-go's stateful
-// manager: random UUIDv4 ids, unknown ids refused with 404) and remembers
-// which principal opened each, so that a session can be used only by it.
-type sessionManager struct {
-	inner  mcpserver.InsecureStatefulSessionIdManager
-	owners *sync.Map // session id -> principal; the server's, shared with the guard
+// sessionTable holds the open sessions of one HTTP transport, with the
+// principal that opened each. It is bounded (reserve) and forgets a session
+// as soon as it ends: unlike mcp-go's InsecureStatefulSessionIdManager, it
+// keeps nothing of terminated sessions (an unknown id gets 404 alike).
+type sessionTable struct {
+	max int // < 0: no bound
+
+	mu       sync.Mutex
+	owners   map[string]string
+	reserved int
 }
 
-// sessionResolver hands each request a view of the manager bound to the
-// request's principal.
+// reserve takes a place for a session about to open, or reports false
+// when the table is full. The place is released by release, whether or
+// not the session was added.
+func (t *sessionTable) reserve() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.max >= 0 && len(t.owners)+t.reserved >= t.max {
+		return false
+	}
+	t.reserved++
+	return true
+}
+
+func (t *sessionTable) release() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.reserved--
+}
+
+// reservation is a place taken by reserve, released once.
+type reservation struct {
+	t    *sessionTable
+	once sync.Once
+}
+
+func (r *reservation) consume() { r.once.Do(r.t.release) }
+
+type reservationKey struct{}
+
+func (t *sessionTable) add(id, principal string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.owners == nil {
+		t.owners = make(map[string]string)
+	}
+	t.owners[id] = principal
+}
+
+func (t *sessionTable) owner(id string) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, ok := t.owners[id]
+	return p, ok
+}
+
+func (t *sessionTable) remove(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.owners, id)
+}
+
+func (t *sessionTable) len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.owners)
+}
+
+// sessionResolver is the streamable HTTP transport's session id manager:
+// random ids, each bound to the principal that opened it.
 type sessionResolver struct {
-	m    *sessionManager
+	t    *sessionTable
 	auth bool
 }
 
 func (r sessionResolver) ResolveSessionIdManager(req *http.Request) mcpserver.SessionIdManager {
 	if req == nil {
-		// mcp-go asks with no request when it closes every session on
-		// shutdown: that is the server itself, which may end any session.
-		return serverSessions{m: r.m}
+		// mcp-go asks with no request when it ends sessions itself (idle,
+		// or shutdown): that is the server, which may end any session.
+		return boundSessions{t: r.t, any: true}
 	}
-	return boundSessions{m: r.m, principal: principalOf(req, r.auth)}
-}
-
-// serverSessions is the server's own, unbound view of the sessions.
-type serverSessions struct{ m *sessionManager }
-
-func (s serverSessions) Generate() string { return s.m.inner.Generate() }
-
-func (s serverSessions) Validate(id string) (bool, error) { return s.m.inner.Validate(id) }
-
-func (s serverSessions) Terminate(id string) (bool, error) {
-	s.m.owners.Delete(id)
-	return s.m.inner.Terminate(id)
+	return boundSessions{t: r.t, principal: principalOf(req, r.auth)}
 }
 
 type boundSessions struct {
-	m         *sessionManager
+	t         *sessionTable
 	principal string
+	any       bool // the server's own view: every session is its
 }
 
 func (b boundSessions) Generate() string {
-	id := b.m.inner.Generate()
-	b.m.owners.Store(id, b.principal)
+	id := "mcp-session-" + rand.Text()
+	b.t.add(id, b.principal)
 	return id
 }
 
-func (b boundSessions) owned(id string) bool {
-	owner, ok := b.m.owners.Load(id)
-	return ok && owner == b.principal
-}
-
 func (b boundSessions) Validate(id string) (bool, error) {
-	terminated, err := b.m.inner.Validate(id)
-	if err != nil || terminated {
-		return terminated, err
-	}
-	if !b.owned(id) {
-		return false, fmt.Errorf("session not found: %s", id)
+	owner, ok := b.t.owner(id)
+	if !ok || (!b.any && owner != b.principal) {
+		return false, errors.New("session not found")
 	}
 	return false, nil
 }
 
 func (b boundSessions) Terminate(id string) (bool, error) {
-	if _, known := b.m.owners.Load(id); known && !b.owned(id) {
-		return false, fmt.Errorf("session not found: %s", id) // another principal's: not for them to see
+	if owner, ok := b.t.owner(id); ok && !b.any && owner != b.principal {
+		return false, errors.New("session not found") // another principal's: not for them to see
 	}
-	b.m.owners.Delete(id)
-	return b.m.inner.Terminate(id)
+	b.t.remove(id)
+	return false, nil
 }

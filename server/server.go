@@ -24,13 +24,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -48,7 +48,20 @@ const (
 	DefaultLogTruncate     = 200
 	DefaultShutdownGrace   = 10 * time.Second
 	// DefaultSessionIdleTimeout ends idle streamable HTTP sessions.
-	DefaultSessionIdleTimeout = time.Hour
+	DefaultSessionIdleTimeout = 10 * time.Minute
+	// DefaultMaxSessions bounds the open streamable HTTP and SSE sessions.
+	DefaultMaxSessions = 10000
+	// DefaultMaxResultBytes bounds one result: its text plus its
+	// structured content, as JSON.
+	DefaultMaxResultBytes = 4 << 20
+	// DefaultHTTPIdleTimeout closes a keep-alive connection idle this long.
+	DefaultHTTPIdleTimeout = 30 * time.Second
+	// DefaultHTTPReadTimeout bounds reading one request, body included.
+	DefaultHTTPReadTimeout = 30 * time.Second
+	// DefaultProgressInterval is the least time between two progress
+	// notifications of one call; reports in between are coalesced, and
+	// the last one is always sent before the result.
+	DefaultProgressInterval = 250 * time.Millisecond
 )
 
 // Meta keys added to every error result's _meta.
@@ -123,6 +136,30 @@ type Options struct {
 	// server keeps for it, after this long without a request. Zero:
 	// DefaultSessionIdleTimeout; negative: never.
 	SessionIdleTimeout time.Duration
+	// MaxSessions bounds the HTTP sessions open at once (streamable HTTP
+	// and legacy SSE, each transport on its own); past it, a new session
+	// is refused with HTTP 503 and a JSON-RPC error. Zero:
+	// DefaultMaxSessions; negative: no bound.
+	MaxSessions int
+	// HTTPIdleTimeout closes keep-alive connections idle this long. Zero:
+	// DefaultHTTPIdleTimeout.
+	HTTPIdleTimeout time.Duration
+	// HTTPReadTimeout bounds the reading of one request, headers and body
+	// (a client that trickles its body is cut off). It never limits how
+	// long a call runs or an SSE stream lives. Zero:
+	// DefaultHTTPReadTimeout.
+	HTTPReadTimeout time.Duration
+	// MaxResultBytes bounds one result (text plus structured content);
+	// a larger one is replaced by a result_too_large error. Zero:
+	// DefaultMaxResultBytes; negative: no bound.
+	MaxResultBytes int
+	// MaxQueuedCalls bounds the tools/call requests a stdio client may
+	// have outstanding; past it a call gets a "server busy" JSON-RPC error
+	// at once. Zero: DefaultMaxQueuedCalls.
+	MaxQueuedCalls int
+	// ProgressInterval is the least time between two progress
+	// notifications of one call. Zero: DefaultProgressInterval.
+	ProgressInterval time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -150,6 +187,24 @@ func (o Options) withDefaults() Options {
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = DefaultSessionIdleTimeout
 	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.HTTPIdleTimeout <= 0 {
+		o.HTTPIdleTimeout = DefaultHTTPIdleTimeout
+	}
+	if o.HTTPReadTimeout <= 0 {
+		o.HTTPReadTimeout = DefaultHTTPReadTimeout
+	}
+	if o.MaxResultBytes == 0 {
+		o.MaxResultBytes = DefaultMaxResultBytes
+	}
+	if o.MaxQueuedCalls <= 0 {
+		o.MaxQueuedCalls = DefaultMaxQueuedCalls
+	}
+	if o.ProgressInterval <= 0 {
+		o.ProgressInterval = DefaultProgressInterval
+	}
 	if o.CallTimeout == 0 {
 		o.CallTimeout = DefaultCallTimeout
 	}
@@ -171,8 +226,8 @@ type Server struct {
 	reg   *tools.Registry
 	descs []mcp.Tool
 
-	// owners maps HTTP session ids to the principal that opened them.
-	owners    sync.Map
+	// tables hold the open sessions of each HTTP transport made.
+	tables    []*sessionTable
 	limits    sessionLimits
 	budgets   budgets
 	approvals approvals
@@ -181,19 +236,28 @@ type Server struct {
 	// calls tracks the calls in flight, so a shutdown can refuse new ones
 	// and wait for the rest.
 	calls callTracker
-	// hardStop is cancelled when the shutdown grace is over. The stdio and
-	// streamable HTTP transports derive every call's context from it; legacy
-	// SSE detaches its calls, so with linkHardStop each call is linked to it.
+	// hardStop is cancelled when the shutdown grace is over; every call is
+	// linked to it, on every transport, and ends with a cancelled result
+	// that is still sent to the client.
 	hardStop       context.Context
 	cancelHardStop context.CancelFunc
-	linkHardStop   atomic.Bool
+	// shutdownOnce starts the one shutdown; shutdownDone is closed when it
+	// is over, for every caller of Shutdown to wait on.
+	shutdownOnce sync.Once
+	shutdownDone chan struct{}
+	// closers end what the HTTP transports started (session sweepers,
+	// streams), run once at the end of a shutdown. closersMu also guards
+	// tables.
+	closersMu sync.Mutex
+	closers   []func(context.Context)
+	closed    bool
 }
 
 // New builds the server: every descriptor is built, and every input schema
 // compiled, here, once. It fails if a schema does not compile.
 func New(reg *tools.Registry, opts Options) (*Server, error) {
 	opts = opts.withDefaults()
-	s := &Server{opts: opts, log: opts.Logger, reg: reg}
+	s := &Server{opts: opts, log: opts.Logger, reg: reg, shutdownDone: make(chan struct{})}
 	s.hardStop, s.cancelHardStop = context.WithCancel(context.Background())
 	s.limits.max = opts.MaxInFlight
 	s.budgets.max = opts.MaxCallsPerSession
@@ -220,7 +284,12 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		s.limits.forget(cs.SessionID())
 		s.budgets.forget("session:" + cs.SessionID())
 		s.approvals.memory.Forget(cs.SessionID())
-		s.owners.Delete(cs.SessionID())
+		s.closersMu.Lock()
+		tables := s.tables
+		s.closersMu.Unlock()
+		for _, t := range tables {
+			t.remove(cs.SessionID())
+		}
 	})
 	s.mcp = mcpserver.NewMCPServer(opts.Name, opts.Version,
 		mcpserver.WithToolCapabilities(false),
@@ -328,19 +397,18 @@ func descriptor(info tools.Info) mcp.Tool {
 func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if !s.calls.start() {
-			return render(tools.Result{Err: &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the call was not run"}}), nil
+			return render(tools.Result{Err: &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the call was not run"}}, 0), nil
 		}
 		defer s.calls.done()
-		if s.linkHardStop.Load() {
-			// Legacy SSE runs calls on contexts detached from the
-			// connection, so nothing else would cancel them at shutdown.
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithCancel(ctx)
-			defer cancel()
-			defer context.AfterFunc(s.hardStop, cancel)()
-		}
+		// The request's own context outlives the shutdown grace, so that
+		// mcp-go still writes the response; the call itself is cancelled
+		// when the grace is over.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(s.hardStop, cancel)()
 
-		ctx = s.callContext(ctx, req)
+		ctx, flush := s.callContext(ctx, req)
 		if req.Params.RequestState != "" {
 			ctx = context.WithValue(ctx, roundTripKey{}, req.Params.MultiRoundTripParams)
 		}
@@ -349,6 +417,7 @@ func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 			ctx = context.WithValue(ctx, decodedArgsKey{}, decodedArgs{raw: args, value: req.Params.Arguments})
 		}
 		res, err := fn(ctx, args)
+		flush()
 		var pending *inputRequired
 		if errors.As(err, &pending) {
 			return pending.result, nil
@@ -357,13 +426,14 @@ func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 		if res.Err != nil && res.Err.Kind == tools.KindExecutionFailed && ctx.Err() != nil {
 			res.Err = &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled", Err: res.Err}
 		}
-		return render(res), nil
+		return render(res, s.opts.MaxResultBytes), nil
 	}
 }
 
 // callContext puts the session and, when the client asked for it, a
-// progress reporter into ctx.
-func (s *Server) callContext(ctx context.Context, req mcp.CallToolRequest) context.Context {
+// progress reporter into ctx. flush sends the last coalesced progress
+// report, if one is held back; call it before the result is returned.
+func (s *Server) callContext(ctx context.Context, req mcp.CallToolRequest) (_ context.Context, flush func()) {
 	sess := tools.Session{Principal: principalFrom(ctx)}
 	if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {
 		sess.ID = cs.SessionID()
@@ -373,33 +443,96 @@ func (s *Server) callContext(ctx context.Context, req mcp.CallToolRequest) conte
 	}
 	ctx = tools.WithSession(ctx, sess)
 	if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
-		token := req.Params.Meta.ProgressToken
-		ctx = tools.WithProgress(ctx, s.progressSender(ctx, token))
+		p := &progressSender{s: s, ctx: ctx, token: req.Params.Meta.ProgressToken, every: s.opts.ProgressInterval}
+		return tools.WithProgress(ctx, p.report), p.flush
 	}
-	return ctx
+	return ctx, func() {}
 }
 
-func (s *Server) progressSender(ctx context.Context, token mcp.ProgressToken) tools.ProgressFunc {
-	var mu sync.Mutex
-	return func(progress, total float64, message string) {
-		params := map[string]any{"progressToken": token, "progress": progress}
-		if total > 0 {
-			params["total"] = total
+// progressSender sends one call's progress notifications, at most one per
+// interval: a report that comes sooner is held, replacing any held before
+// it, and sent when the interval is over or when the call ends (flush),
+// whichever comes first. So a flood of reports costs the client a few
+// notifications a second, and the last report always arrives, before the
+// result.
+type progressSender struct {
+	s     *Server
+	ctx   context.Context
+	token mcp.ProgressToken
+	every time.Duration
+
+	mu      sync.Mutex
+	last    time.Time // when the last notification was sent
+	held    *progressReport
+	timer   *time.Timer
+	flushed bool
+}
+
+type progressReport struct {
+	progress, total float64
+	message         string
+}
+
+func (p *progressSender) report(progress, total float64, message string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.flushed {
+		return // the result is on its way: no progress after it
+	}
+	r := &progressReport{progress, total, message}
+	if wait := p.every - time.Since(p.last); wait > 0 {
+		p.held = r
+		if p.timer == nil {
+			p.timer = time.AfterFunc(wait, p.sendHeld)
 		}
-		if message != "" {
-			params["message"] = message
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if err := s.mcp.SendNotificationToClient(ctx, "notifications/progress", params); err != nil {
-			s.log.Debug("progress notification not sent", "err", err)
-		}
+		return
+	}
+	p.send(r)
+}
+
+func (p *progressSender) sendHeld() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.timer = nil
+	if p.held != nil && !p.flushed {
+		p.send(p.held)
 	}
 }
 
+func (p *progressSender) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	if p.held != nil {
+		p.send(p.held)
+	}
+	p.flushed = true
+}
+
+// send sends r; p.mu is held.
+func (p *progressSender) send(r *progressReport) {
+	p.held = nil
+	p.last = time.Now()
+	params := map[string]any{"progressToken": p.token, "progress": r.progress}
+	if r.total > 0 {
+		params["total"] = r.total
+	}
+	if r.message != "" {
+		params["message"] = r.message
+	}
+	if err := p.s.mcp.SendNotificationToClient(p.ctx, "notifications/progress", params); err != nil {
+		p.s.log.Debug("progress notification not sent", "err", err)
+	}
+}
+
+// rawArguments returns the call's arguments as JSON. Absent or null
+// arguments are an empty object: a tool never sees null.
 func rawArguments(req mcp.CallToolRequest) json.RawMessage {
-	if len(req.Params.RawArguments) > 0 {
-		return req.Params.RawArguments
+	if raw := req.Params.RawArguments; len(raw) > 0 && string(bytes.TrimSpace(raw)) != "null" {
+		return raw
 	}
 	if req.Params.Arguments == nil {
 		return json.RawMessage("{}")
@@ -412,8 +545,25 @@ func rawArguments(req mcp.CallToolRequest) json.RawMessage {
 }
 
 // render turns a call's outcome into the MCP result. It is the one place
-// where that happens.
-func render(r tools.Result) *mcp.CallToolResult {
+// where that happens. A result whose text and structured content together
+// are over limit bytes (limit > 0) is replaced by a result_too_large error;
+// structured content is encoded here, once, and handed on as JSON.
+func render(r tools.Result, limit int) *mcp.CallToolResult {
+	var structured any
+	if r.Err == nil && r.Structured != nil {
+		b, err := json.Marshal(r.Structured)
+		if err != nil {
+			r = tools.Result{Err: &tools.Error{Kind: tools.KindInternal, Message: "internal error: the structured result cannot be encoded as JSON", Err: err}}
+		} else {
+			structured = json.RawMessage(b)
+			if limit > 0 && len(b)+len(r.Text) > limit {
+				r = tools.Result{Err: tooLarge(len(b)+len(r.Text), limit)}
+			}
+		}
+	}
+	if r.Err == nil && limit > 0 && len(r.Text) > limit {
+		r = tools.Result{Err: tooLarge(len(r.Text), limit)}
+	}
 	var annotated mcp.Annotated
 	if r.Audience == tools.ForUser {
 		annotated.Annotations = &mcp.Annotations{Audience: []mcp.Role{mcp.RoleUser}}
@@ -431,30 +581,82 @@ func render(r tools.Result) *mcp.CallToolResult {
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{mcp.TextContent{Annotated: annotated, Type: "text", Text: r.Text}},
-		StructuredContent: r.Structured,
+		StructuredContent: structured,
 	}
 }
 
+func tooLarge(size, limit int) *tools.Error {
+	return &tools.Error{Kind: tools.KindResultTooLarge,
+		Message: fmt.Sprintf("the result is too large: %d bytes, over the server's limit of %d bytes (--max-result-bytes); ask for less, for example a narrower query or a smaller range", size, limit)}
+}
+
 // Shutdown stops taking new calls, waits for in-flight calls to finish for
-// at most the grace period (or until ctx is done), then cancels the rest and
-// waits for them to return.
-func (s *Server) Shutdown(ctx context.Context) {
+// at most the grace period (or until ctx is done), then cancels the rest,
+// waits for them to return (each still sends its response, a cancelled
+// result), and ends what the HTTP transports started. It may be called
+// more than once and from many goroutines: every caller returns when the
+// one shutdown is over, or with ctx's error when ctx is done first.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.shutdownOnce.Do(func() { go s.shutdown(ctx.Done()) })
+	select {
+	case <-s.shutdownDone:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// stopNow shuts down without a grace period: for a session whose client is
+// gone, nothing is left to deliver.
+func (s *Server) stopNow() {
+	closed := make(chan struct{})
+	close(closed)
+	s.shutdownOnce.Do(func() { go s.shutdown(closed) })
+	<-s.shutdownDone
+}
+
+func (s *Server) shutdown(early <-chan struct{}) {
+	defer close(s.shutdownDone)
 	done := s.calls.drain()
 	timer := time.NewTimer(s.opts.ShutdownGrace)
 	defer timer.Stop()
 	select {
 	case <-done:
-		return
 	case <-timer.C:
-	case <-ctx.Done():
+	case <-early:
 	}
-	s.log.Warn("shutdown grace period over; cancelling in-flight calls")
-	s.cancelHardStop()
 	select {
 	case <-done:
-	case <-time.After(stragglerWait):
-		s.log.Error("calls still running after cancellation; leaving them behind")
+	default:
+		s.log.Warn("shutdown grace period over; cancelling in-flight calls")
+		s.cancelHardStop()
+		select {
+		case <-done:
+		case <-time.After(stragglerWait):
+			s.log.Error("calls still running after cancellation; leaving them behind")
+		}
 	}
+	s.cancelHardStop()
+	s.closersMu.Lock()
+	closers := s.closers
+	s.closers, s.closed = nil, true
+	s.closersMu.Unlock()
+	for _, c := range closers {
+		c(context.Background())
+	}
+}
+
+// onShutdown registers fn to run at the end of the shutdown (at once, if
+// it is over).
+func (s *Server) onShutdown(fn func(context.Context)) {
+	s.closersMu.Lock()
+	if !s.closed {
+		s.closers = append(s.closers, fn)
+		s.closersMu.Unlock()
+		return
+	}
+	s.closersMu.Unlock()
+	fn(context.Background())
 }
 
 // stragglerWait is how long Shutdown waits for cancelled calls to return.

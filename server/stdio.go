@@ -17,31 +17,47 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
-// stdio worker pool bounds set by mcp-go.
+// stdio worker pool bounds. mcp-go runs a call on its read loop when its
+// queue is full; the queue is made larger than any number of calls the
+// filter lets through, so that never happens.
 const (
 	maxStdioWorkers = 100
-	stdioQueueSize  = 10000
+	// DefaultMaxQueuedCalls bounds the tools/call requests a stdio client
+	// may have outstanding (running or waiting for a worker).
+	DefaultMaxQueuedCalls = 1024
 )
 
 // ServeStdio serves the tools on in and out, one JSON-RPC message per line,
-// until in ends or ctx is done. When ctx is done it shuts down: new calls are
-// refused, in-flight calls may finish within the grace period, then the rest
-// are cancelled.
+// until in ends, out breaks, or ctx is done. When ctx is done it shuts down:
+// new calls are refused, in-flight calls may finish within the grace
+// period, then the rest are cancelled. A write to out that fails (the
+// client closed its end) ends the session the same way, at once, and
+// ServeStdio returns nil.
 //
-// A line longer than Options.MaxMessageBytes is refused with a JSON-RPC
-// error (code -32600) and skipped; the next line is served as usual.
+// Every line is read strictly before mcp-go sees it (see inspectFrame): a
+// malformed or ambiguous message, a request before initialize, or a
+// tools/call past Options.MaxQueuedCalls outstanding calls gets an
+// immediate JSON-RPC error, so pings, cancellations and a person's answers
+// are always read. A line longer than Options.MaxMessageBytes is refused
+// with a JSON-RPC error (code -32600) and skipped.
 //
 // mcp-go keeps one process-wide stdio session, so only one ServeStdio may run
 // in a process at a time.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	w := &lockedWriter{w: out}
+	ctx, endSession := context.WithCancelCause(ctx)
+	defer endSession(nil)
 	cancelled := &cancelledSet{}
-	w.drop = cancelled.takeResponse
+	filter := &stdioFilter{max: s.opts.MaxQueuedCalls, cancelled: cancelled}
+	w := &lockedWriter{w: out, sent: filter.sent, broken: func(err error) {
+		s.log.Warn("stdout is closed; ending the session", "err", err)
+		endSession(errOutputClosed)
+	}}
+	filter.w = w
 	workers := min(s.opts.MaxInFlight, maxStdioWorkers)
 	stdio := mcpserver.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelWarn))
 	mcpserver.WithWorkerPoolSize(workers)(stdio)
-	mcpserver.WithQueueSize(stdioQueueSize)(stdio)
+	mcpserver.WithQueueSize(s.opts.MaxQueuedCalls + workers)(stdio)
 
 	// Calls run on contexts derived from hardStop, which Shutdown cancels
 	// once the grace period is over; listening stops after the shutdown.
@@ -52,8 +68,13 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	go func() {
 		select {
 		case <-ctx.Done():
-			s.log.Info("shutting down", "reason", context.Cause(ctx))
-			s.Shutdown(context.Background())
+			cause := context.Cause(ctx)
+			s.log.Info("shutting down", "reason", cause)
+			if errors.Is(cause, errOutputClosed) {
+				s.stopNow()
+			} else {
+				_ = s.Shutdown(context.Background())
+			}
 			stopListen()
 		case <-done:
 		}
@@ -62,30 +83,147 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	lines := &lineLimiter{r: bufio.NewReaderSize(in, 64<<10), max: int(s.opts.MaxMessageBytes), onOversize: func(prefix []byte, size int) {
 		s.log.Warn("stdio message refused: too large", "bytes_at_least", size, "limit", s.opts.MaxMessageBytes)
 		writeOversizeError(w, prefix, s.opts.MaxMessageBytes)
-	}, onLine: cancelled.observe}
+	}, onLine: func(line []byte) bool {
+		keep, refused := filter.admit(line)
+		if refused != nil {
+			s.log.Warn("stdio message refused", "reason", refused.msg)
+			_, _ = w.Write(errorResponse(refused))
+		}
+		return keep
+	}}
 	err := stdio.Listen(listenCtx, lines, w)
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) || errors.Is(context.Cause(ctx), errOutputClosed) {
 		err = nil
 	}
 	return err
 }
 
+// errOutputClosed ends a stdio session whose output can no longer be
+// written.
+var errOutputClosed = errors.New("stdout closed by the client")
+
+// stdioFilter decides, line by line, what mcp-go's stdio loop gets to see.
+type stdioFilter struct {
+	w         io.Writer
+	max       int
+	cancelled *cancelledSet
+
+	initialized atomic.Bool
+	mu          sync.Mutex
+	pending     map[string]struct{} // ids of tools/call requests without a response yet
+	n           atomic.Int32        // len(pending)
+}
+
+// admit reports whether line goes on to mcp-go, or the error to answer
+// instead.
+func (f *stdioFilter) admit(line []byte) (bool, *frameError) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return false, nil
+	}
+	fr, bad := inspectFrame(line)
+	if bad != nil {
+		return false, bad
+	}
+	switch {
+	case fr.response:
+		return true, nil // a person's answer, or any reply: always read
+	case fr.method == string(mcp.MethodNotificationCancelled):
+		f.forget(f.cancelled.observe(line))
+		return true, nil
+	case fr.method == string(mcp.MethodInitialize):
+		f.initialized.Store(true)
+		return true, nil
+	case !f.initialized.Load() && fr.isRequest() && fr.method != string(mcp.MethodPing):
+		return false, &frameError{id: fr.id, code: mcp.INVALID_REQUEST,
+			msg: fmt.Sprintf("the session is not initialized: send initialize before %s", fr.method)}
+	case fr.method == string(mcp.MethodToolsCall) && fr.id != nil:
+		return f.track(fr)
+	}
+	return true, nil
+}
+
+// track records an outstanding call, or refuses it past the bound.
+func (f *stdioFilter) track(fr frame) (bool, *frameError) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.pending == nil {
+		f.pending = make(map[string]struct{})
+	}
+	key := string(fr.id)
+	if _, dup := f.pending[key]; dup {
+		return false, &frameError{id: fr.id, code: mcp.INVALID_REQUEST, msg: "invalid request: a request with this id is still in progress"}
+	}
+	if len(f.pending) >= f.max {
+		return false, &frameError{id: fr.id, code: codeServerBusy,
+			msg: fmt.Sprintf("server busy: %d calls are already outstanding on this session; retry when some have finished", f.max)}
+	}
+	f.pending[key] = struct{}{}
+	f.n.Store(int32(len(f.pending)))
+	return true, nil
+}
+
+func (f *stdioFilter) forget(id string) {
+	if id == "" || f.n.Load() == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.pending, id)
+	f.n.Store(int32(len(f.pending)))
+}
+
+// sent sees every message written to the client, before it is written,
+// and reports whether to drop it: the response to a cancelled request is
+// not sent (the MCP specification asks so); the response to a call frees
+// its place.
+func (f *stdioFilter) sent(msg []byte) (drop bool) {
+	if f.n.Load() == 0 && f.cancelled.n.Load() == 0 {
+		return false
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(msg, &m) != nil || m.Method != "" || len(m.ID) == 0 {
+		return false
+	}
+	f.forget(string(m.ID))
+	return f.cancelled.take(string(m.ID))
+}
+
+// codeServerBusy is the JSON-RPC error code of a call refused because too
+// many are outstanding (in the range JSON-RPC leaves to servers).
+const codeServerBusy = -32000
+
 // lockedWriter makes each Write atomic, so the messages that mcp-go writes
 // and the errors this package writes never interleave. A message for which
-// drop reports true is not written.
+// sent reports true is not written. The first write that fails calls
+// broken; later writes fail at once.
 type lockedWriter struct {
-	mu   sync.Mutex
-	w    io.Writer
-	drop func([]byte) bool
+	mu     sync.Mutex
+	w      io.Writer
+	sent   func([]byte) bool
+	broken func(error)
+	err    error
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
-	if l.drop != nil && l.drop(p) {
+	if l.sent != nil && l.sent(p) {
 		return len(p), nil
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.w.Write(p)
+	if err != nil {
+		l.err = err
+		if l.broken != nil {
+			go l.broken(err)
+		}
+	}
+	return n, err
 }
 
 // cancelledSet remembers the ids of requests the client cancelled, so that
@@ -100,22 +238,18 @@ type cancelledSet struct {
 // would otherwise stay in it forever.
 const maxCancelled = 1024
 
-var cancelledMarker = []byte(`"notifications/cancelled"`)
-
-// observe records the request id of a notifications/cancelled line.
-func (c *cancelledSet) observe(line []byte) {
-	if !bytes.Contains(line, cancelledMarker) {
-		return
-	}
+// observe records the request id of a notifications/cancelled line, and
+// returns it ("" when the line names none).
+func (c *cancelledSet) observe(line []byte) string {
 	var n struct {
-		Method string `json:"method"`
 		Params struct {
 			RequestID json.RawMessage `json:"requestId"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(line, &n) != nil || n.Method != "notifications/cancelled" || len(n.Params.RequestID) == 0 {
-		return
+	if json.Unmarshal(line, &n) != nil || len(n.Params.RequestID) == 0 {
+		return ""
 	}
+	id := string(n.Params.RequestID)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ids == nil {
@@ -127,29 +261,23 @@ func (c *cancelledSet) observe(line []byte) {
 			break
 		}
 	}
-	c.ids[string(n.Params.RequestID)] = struct{}{}
+	c.ids[id] = struct{}{}
 	c.n.Store(int32(len(c.ids)))
+	return id
 }
 
-// takeResponse reports whether msg is the response to a cancelled request,
-// forgetting the request if so.
-func (c *cancelledSet) takeResponse(msg []byte) bool {
+// take reports whether id is that of a cancelled request, forgetting it if
+// so.
+func (c *cancelledSet) take(id string) bool {
 	if c.n.Load() == 0 {
-		return false
-	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(msg, &m) != nil || m.Method != "" || len(m.ID) == 0 {
 		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.ids[string(m.ID)]; !ok {
+	if _, ok := c.ids[id]; !ok {
 		return false
 	}
-	delete(c.ids, string(m.ID))
+	delete(c.ids, id)
 	c.n.Store(int32(len(c.ids)))
 	return true
 }
@@ -160,7 +288,7 @@ type lineLimiter struct {
 	r          *bufio.Reader
 	max        int
 	onOversize func(prefix []byte, size int)
-	onLine     func(line []byte) // sees every line that is passed on
+	onLine     func(line []byte) bool // sees every line; false drops it
 	line       []byte            // the current line, being assembled or handed out
 	pending    []byte            // what is left of line to hand out
 	err        error
@@ -206,9 +334,8 @@ func (l *lineLimiter) next() {
 			}
 			return
 		}
-		l.pending = l.line
-		if l.onLine != nil {
-			l.onLine(l.line)
+		if l.onLine == nil || l.onLine(l.line) {
+			l.pending = l.line
 		}
 		if err != nil {
 			l.err = err
