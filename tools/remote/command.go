@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcp-tools/mcp-tools/internal/proc"
 	"github.com/mcp-tools/mcp-tools/tools"
 )
 
@@ -34,7 +35,11 @@ var InheritedEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL",
 type CommandConfig struct {
 	Common `yaml:",inline"`
 	// Command is the program and its arguments. It is run directly, never
-	// through a shell. A relative program path is relative to Dir.
+	// through a shell. A relative program path is relative to Dir. An
+	// element may name environment variables as ${NAME}: they are read
+	// once, when the tool is made, and an unset one is an error. Logs and
+	// error messages show the command as written here, references
+	// unexpanded, so a secret passed this way stays out of them.
 	Command []string `yaml:"command" json:"command"`
 	// Dir is the working directory. Empty: the server's.
 	Dir string `yaml:"dir" json:"dir,omitempty"`
@@ -42,12 +47,16 @@ type CommandConfig struct {
 	Env map[string]string `yaml:"env" json:"env,omitempty"`
 	// MaxStdout caps the program's output. Zero: DefaultMaxStdout (1 MiB).
 	MaxStdout int64 `yaml:"max_stdout" json:"max_stdout,omitempty"`
-	// MaxStderr caps its error output. Zero: DefaultMaxStderr (64 KiB).
+	// MaxStderr caps its error output, progress lines included: a
+	// program that writes more is ended and the call fails. Zero:
+	// DefaultMaxStderr (64 KiB).
 	MaxStderr int64 `yaml:"max_stderr" json:"max_stderr,omitempty"`
 	// KillGrace is how long the process group has between SIGTERM and
 	// SIGKILL when a call times out or is cancelled. Zero:
 	// DefaultKillGrace.
 	KillGrace time.Duration `yaml:"kill_grace" json:"kill_grace,omitempty"`
+	// LookupEnv reads ${NAME} references in Command. Nil: os.LookupEnv.
+	LookupEnv func(string) (string, bool) `yaml:"-" json:"-"`
 }
 
 // Command is a subprocess tool. The protocol, exactly:
@@ -62,13 +71,17 @@ type CommandConfig struct {
 //     most 4 KiB).
 //   - stderr lines that are JSON objects with a "progress" number, like
 //     {"progress": 0.4, "total": 1, "message": "..."}, are progress reports,
-//     not errors.
+//     not errors. They count against MaxStderr like any stderr, and are
+//     passed on at most once per ProgressInterval, the last one always.
 //
 // A call that runs out of time, or is cancelled, ends the whole process
 // group (grandchildren included): SIGTERM, then SIGKILL after KillGrace.
+// On Linux the program also gets SIGKILL if the server dies, even by
+// SIGKILL (see proc.Start).
 type Command struct {
 	cfg   CommandConfig
 	info  tools.Info
+	argv  []string // Command with ${NAME} references expanded
 	env   []string // the child's environment, built once
 	slots slots
 }
@@ -109,7 +122,19 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 	if cfg.KillGrace == 0 {
 		cfg.KillGrace = DefaultKillGrace
 	}
-	return &Command{cfg: cfg, info: cfg.info(), env: environ(cfg.Env), slots: newSlots(cfg.MaxConcurrency)}, nil
+	lookup := cfg.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	argv := make([]string, len(cfg.Command))
+	for i, a := range cfg.Command {
+		v, missing := expand(a, lookup)
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("remote: tool %q: command argument %d needs environment variable %s, which is not set", cfg.Name, i, strings.Join(missing, ", "))
+		}
+		argv[i] = v
+	}
+	return &Command{cfg: cfg, info: cfg.info(), argv: argv, env: environ(cfg.Env), slots: newSlots(cfg.MaxConcurrency)}, nil
 }
 
 // Info returns the descriptor.
@@ -145,7 +170,7 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 	}
 	stdin, _ := json.Marshal(req)
 
-	cmd := exec.Command(c.cfg.Command[0], c.cfg.Command[1:]...)
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
 	cmd.Dir = c.cfg.Dir
 	cmd.Env = c.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -154,7 +179,7 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 	var once sync.Once
 	overflowed := func() { once.Do(func() { close(overflow) }) }
 	stdout := &capped{max: c.cfg.MaxStdout, onOverflow: overflowed}
-	stderr := &stderrWriter{max: c.cfg.MaxStderr, ctx: ctx, onOverflow: overflowed}
+	stderr := &stderrWriter{max: c.cfg.MaxStderr, progress: &coalescer{ctx: ctx}, onOverflow: overflowed}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// A grandchild that left the group (setsid, a daemon) may hold the
 	// pipes open after the program exits: Wait gives up on them after the
@@ -164,10 +189,14 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 	if err != nil {
 		return tools.Result{}, tools.Failed("tool %q: %v", name, err)
 	}
+	// The argv as configured: ${NAME} references stay unexpanded.
 	c.cfg.Logger.DebugContext(ctx, "starting subprocess", "tool", name, "argv", c.cfg.Command, "dir", c.cfg.Dir)
-	if err := cmd.Start(); err != nil {
-		return tools.Result{}, tools.Failed("tool %q: cannot start %q: %v", name, c.cfg.Command[0], err)
+	waited, err := proc.Start(cmd)
+	if err != nil {
+		inPipe.Close()
+		return tools.Result{}, tools.Failed("tool %q: cannot start %q: %v", name, c.cfg.Command[0], unwrapPath(err))
 	}
+	defer stderr.progress.close()
 	pgid := cmd.Process.Pid
 	go func() {
 		if _, err := inPipe.Write(stdin); err != nil {
@@ -176,8 +205,6 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 		inPipe.Close()
 	}()
 
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
 	var waitErr error
 	killedFor := ""
 	select {
@@ -191,6 +218,7 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 	}
 	// Whatever happened, leave no member of the group behind.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	stderr.progress.close() // no report after the program ended
 
 	switch {
 	case killedFor == "ctx":
@@ -305,14 +333,16 @@ func (w *capped) Write(p []byte) (int, error) {
 
 func (w *capped) Bytes() []byte { return w.buf.Bytes() }
 
-// stderrWriter takes a program's stderr: progress lines are reported as
-// they come, the rest is kept (capped) for the error message.
+// stderrWriter takes a program's stderr: every byte counts against max;
+// progress lines are reported (coalesced) as they come, the rest is kept
+// for the error message.
 type stderrWriter struct {
 	max        int64
-	ctx        context.Context
+	progress   *coalescer
 	onOverflow func()
 
 	mu      sync.Mutex
+	seen    int64  // bytes written so far, progress lines included
 	partial []byte // the current line, not yet ended
 	buf     bytes.Buffer
 	over    bool
@@ -325,12 +355,21 @@ func (r *stderrWriter) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := len(p)
+	if r.over {
+		return n, nil
+	}
+	r.seen += int64(n)
+	if r.seen > r.max {
+		r.over = true
+		r.onOverflow()
+		return n, nil
+	}
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			r.partial = append(r.partial, p...)
 			if len(r.partial) > maxLine { // no progress line is this long
-				r.keep(r.partial)
+				r.buf.Write(r.partial)
 				r.partial = r.partial[:0]
 			}
 			break
@@ -340,24 +379,12 @@ func (r *stderrWriter) Write(p []byte) (int, error) {
 			line = append(r.partial, line...)
 			r.partial = r.partial[:0]
 		}
-		if !r.progress(line) {
-			r.keep(line)
+		if !r.report(line) {
+			r.buf.Write(line)
 		}
 		p = p[i+1:]
 	}
 	return n, nil
-}
-
-func (r *stderrWriter) keep(b []byte) {
-	if r.over {
-		return
-	}
-	if int64(r.buf.Len()+len(b)) > r.max {
-		r.over = true
-		r.onOverflow()
-		return
-	}
-	r.buf.Write(b)
 }
 
 func (r *stderrWriter) text() string {
@@ -365,12 +392,13 @@ func (r *stderrWriter) text() string {
 	defer r.mu.Unlock()
 	if len(r.partial) > 0 && !r.over {
 		r.buf.Write(r.partial)
+		r.partial = r.partial[:0]
 	}
 	return r.buf.String()
 }
 
-// progress reports a progress line, or says it is not one.
-func (r *stderrWriter) progress(line []byte) bool {
+// report passes on a progress line, or says it is not one.
+func (r *stderrWriter) report(line []byte) bool {
 	t := bytes.TrimSpace(line)
 	if len(t) == 0 || t[0] != '{' || !bytes.Contains(t, []byte(`"progress"`)) {
 		return false
@@ -383,6 +411,6 @@ func (r *stderrWriter) progress(line []byte) bool {
 	if json.Unmarshal(t, &p) != nil || p.Progress == nil {
 		return false
 	}
-	tools.ReportProgress(r.ctx, *p.Progress, p.Total, p.Message)
+	r.progress.add(progress{*p.Progress, p.Total, p.Message})
 	return true
 }

@@ -1,6 +1,7 @@
 package remote_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,9 @@ import (
 
 // The test binary plays the subprocess when this variable names a mode.
 const helperEnv = "REMOTE_TEST_HELPER"
+
+// progressLines is how many progress lines the progressflood helper writes.
+const progressLines = 100_000
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {
@@ -69,6 +73,29 @@ func helper(mode string) int {
 	case "progressfail":
 		fmt.Fprintln(os.Stderr, `{"progress": 0.1, "total": 1, "message": "starting"}`)
 		fmt.Fprintln(os.Stderr, "cannot open model.bin")
+		return 1
+	case "progressflood":
+		// 100,000 progress lines as fast as the pipe takes them.
+		w := bufio.NewWriter(os.Stderr)
+		for i := range progressLines {
+			fmt.Fprintf(w, "{\"progress\": %d, \"total\": %d}\n", i+1, progressLines)
+		}
+		w.Flush()
+		reply(map[string]any{"success": true, "output": "done"})
+	case "args":
+		reply(map[string]any{"success": true, "output": strings.Join(os.Args[2:], " ")})
+	case "server":
+		// A server with a long-running tool call, until it is killed.
+		c, err := remote.NewCommand(remote.CommandConfig{
+			Common:  remote.Common{Name: "long", Description: "d", Timeout: time.Hour},
+			Command: []string{"sh", "-c", `echo $$ > "$PIDFILE"; exec sleep 300`},
+			Env:     map[string]string{"PIDFILE": os.Getenv("PIDFILE")},
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		c.Call(context.Background(), json.RawMessage(`{"input":""}`))
 		return 1
 	case "pwd":
 		wd, _ := os.Getwd()

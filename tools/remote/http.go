@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/mcp-tools/mcp-tools/tools"
@@ -65,8 +64,6 @@ type HTTP struct {
 
 var _ tools.Tool = (*HTTP)(nil)
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
 // NewHTTP checks cfg, reads the header variables, and returns the tool.
 func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if err := cfg.check(); err != nil {
@@ -99,14 +96,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	}
 	h := http.Header{}
 	for k, v := range cfg.Headers {
-		var missing []string
-		v = envRef.ReplaceAllStringFunc(v, func(ref string) string {
-			val, ok := lookup(ref[2 : len(ref)-1])
-			if !ok {
-				missing = append(missing, ref[2:len(ref)-1])
-			}
-			return val
-		})
+		v, missing := expand(v, lookup)
 		if len(missing) > 0 {
 			return nil, fmt.Errorf("remote: tool %q: header %s needs environment variable %s, which is not set", cfg.Name, k, strings.Join(missing, ", "))
 		}

@@ -17,7 +17,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os/exec"
+	"regexp"
 	"time"
 
 	"github.com/mcp-tools/mcp-tools/tools"
@@ -178,4 +181,33 @@ func snippet(b []byte, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// expand replaces the ${NAME} references in s with lookup's values and
+// lists the names lookup does not know.
+func expand(s string, lookup func(string) (string, bool)) (_ string, missing []string) {
+	s = envRef.ReplaceAllStringFunc(s, func(ref string) string {
+		val, ok := lookup(ref[2 : len(ref)-1])
+		if !ok {
+			missing = append(missing, ref[2:len(ref)-1])
+		}
+		return val
+	})
+	return s, missing
+}
+
+// unwrapPath drops the path from a start error: the path is the expanded
+// program, which may hold a secret; the message names the configured one.
+func unwrapPath(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
