@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -36,16 +37,33 @@ type ArgumentError struct {
 	Problems []Problem
 }
 
+// MaxListed is the most problems, and the most missing fields, that
+// ArgumentError's message lists; it counts the rest. Together with
+// MaxQuoted it bounds how much of the arguments an error carries back to
+// the model, however many problems they have.
+const MaxListed = 10
+
+// MaxQuoted is the most bytes of a name or value from the arguments (or of
+// a message from the underlying validator) that a problem's message
+// quotes; a longer one is cut, marked with "…" and followed by its whole
+// length. Problem.Field keeps the whole path.
+const MaxQuoted = 100
+
 // Error returns "invalid arguments: " followed by the problems, separated
-// by "; ", with all missing required fields named in one clause.
+// by "; ", with all missing required fields named in one clause. It lists
+// at most MaxListed problems and MaxListed missing fields, and says how
+// many more there are.
 func (e *ArgumentError) Error() string {
 	var missing, clauses []string
 	for _, p := range e.Problems {
 		if p.Keyword == "required" {
-			missing = append(missing, strconv.Quote(p.Field))
+			missing = append(missing, quote(p.Field))
 			continue
 		}
 		clauses = append(clauses, p.Message)
+	}
+	if len(missing) > MaxListed {
+		missing = append(missing[:MaxListed:MaxListed], fmt.Sprintf("and %d more", len(missing)-MaxListed))
 	}
 	switch len(missing) {
 	case 0:
@@ -54,7 +72,50 @@ func (e *ArgumentError) Error() string {
 	default:
 		clauses = slices.Insert(clauses, 0, "missing required fields "+strings.Join(missing, ", "))
 	}
+	if len(clauses) > MaxListed {
+		more := len(clauses) - MaxListed
+		clauses = append(clauses[:MaxListed:MaxListed], fmt.Sprintf("and %d more %s", more, plural(more, "problem")))
+	}
 	return "invalid arguments: " + strings.Join(clauses, "; ")
+}
+
+// quote returns s Go-quoted, cut to at most MaxQuoted bytes of quoted text
+// (escapes included): a longer s ends in "…" and is followed by its whole
+// length, as in "aaaa…" (1048576 bytes in all).
+func quote(s string) string {
+	if q := strconv.Quote(s); len(q) <= MaxQuoted+2 {
+		return q
+	}
+	b := []byte{'"'}
+	for i := 0; i < len(s); {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		q := strconv.Quote(s[i : i+size])
+		q = q[1 : len(q)-1]
+		if len(b)-1+len(q) > MaxQuoted {
+			break
+		}
+		b = append(b, q...)
+		i += size
+	}
+	return fmt.Sprintf("%s…\" (%d bytes in all)", b, len(s))
+}
+
+// clip cuts text that may hold values from the arguments, such as a
+// message of the underlying validator, to about 2*MaxQuoted bytes, keeping
+// its start and end.
+func clip(s string) string {
+	const limit = 2 * MaxQuoted
+	if len(s) <= limit {
+		return s
+	}
+	head, tail := limit*2/3, len(s)-limit/3
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + "…" + s[tail:]
 }
 
 // explainer turns a tree of validation errors into problems.
@@ -81,7 +142,7 @@ func (e *explainer) add(loc []string, keyword, msg string) {
 	case field == "":
 		msg = "the arguments: " + msg
 	default:
-		msg = fmt.Sprintf("field %q: %s", field, msg)
+		msg = fmt.Sprintf("field %s: %s", quote(field), msg)
 	}
 	e.items = append(e.items, item{loc: loc, p: Problem{Field: field, Keyword: keyword, Message: msg}})
 }
@@ -188,13 +249,13 @@ func (e *explainer) explain(ve *jsonschema.ValidationError) {
 			e.explain(c)
 		}
 		if len(ve.Causes) == 0 {
-			e.add(loc, keyword(k), k.LocalizedString(printer))
+			e.add(loc, keyword(k), clip(k.LocalizedString(printer)))
 		}
 	case *kind.AnyOf, *kind.OneOf:
 		e.alternatives(ve)
 	case *kind.Required:
 		for _, name := range k.Missing {
-			e.add(append(slices.Clip(loc), name), "required", fmt.Sprintf("missing required field %q", e.path(append(slices.Clip(loc), name))))
+			e.add(append(slices.Clip(loc), name), "required", "missing required field "+quote(e.path(append(slices.Clip(loc), name))))
 		}
 	case *kind.AdditionalProperties:
 		e.unknown(ve, k)
@@ -215,7 +276,7 @@ func (e *explainer) explain(ve *jsonschema.ValidationError) {
 	case *kind.MaxLength:
 		e.add(loc, "maxLength", fmt.Sprintf("must be at most %d %s long (maxLength %[1]d)", k.Want, plural(k.Want, "character")))
 	case *kind.Pattern:
-		e.add(loc, "pattern", fmt.Sprintf("must match the regular expression %q (pattern)", k.Want))
+		e.add(loc, "pattern", fmt.Sprintf("must match the regular expression %s (pattern)", quote(k.Want)))
 	case *kind.Enum:
 		e.add(loc, "enum", fmt.Sprintf("must be one of %s (enum)", values(k.Want)))
 	case *kind.Const:
@@ -237,7 +298,7 @@ func (e *explainer) explain(ve *jsonschema.ValidationError) {
 	case *kind.FalseSchema:
 		e.add(loc, "false", "no value is allowed here (false schema)")
 	default:
-		e.add(loc, keyword(k), k.LocalizedString(printer)+" ("+keyword(k)+")")
+		e.add(loc, keyword(k), clip(k.LocalizedString(printer))+" ("+keyword(k)+")")
 		for _, c := range ve.Causes {
 			e.explain(c)
 		}
@@ -273,7 +334,7 @@ func (e *explainer) unknown(ve *jsonschema.ValidationError, k *kind.AdditionalPr
 	obj, _ := e.value(loc).(map[string]any)
 	for _, name := range k.Properties {
 		field := append(slices.Clip(loc), name)
-		msg := fmt.Sprintf("unknown field %q", e.path(field))
+		msg := "unknown field " + quote(e.path(field))
 		var free []string // accepted names not already given
 		for _, a := range accepted {
 			if _, given := obj[a]; !given {
@@ -282,7 +343,7 @@ func (e *explainer) unknown(ve *jsonschema.ValidationError, k *kind.AdditionalPr
 		}
 		switch s, ok := suggest(name, free); {
 		case ok:
-			msg += fmt.Sprintf(" (did you mean %q?)", e.path(append(slices.Clip(loc), s)))
+			msg += fmt.Sprintf(" (did you mean %s?)", quote(e.path(append(slices.Clip(loc), s))))
 		case len(accepted) == 0 && len(loc) == 0:
 			msg += " (this tool takes no arguments)"
 		case len(accepted) == 0:
@@ -300,7 +361,7 @@ func formatMessage(k *kind.Format) string {
 	}
 	msg := fmt.Sprintf("must be a valid %s (format %[1]s)", k.Want)
 	if k.Err != nil {
-		msg += ": " + k.Err.Error()
+		msg += ": " + clip(k.Err.Error())
 	}
 	return msg
 }
@@ -333,19 +394,24 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// display renders a JSON value as JSON.
+// display renders a JSON value as JSON, clipped.
 func display(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		return clip(fmt.Sprint(v))
 	}
-	return string(b)
+	return clip(string(b))
 }
 
+// values renders an enum's values, at most MaxListed of them.
 func values(vs []any) string {
-	out := make([]string, len(vs))
+	out := make([]string, 0, min(len(vs), MaxListed+1))
 	for i, v := range vs {
-		out[i] = display(v)
+		if i == MaxListed {
+			out = append(out, fmt.Sprintf("and %d more", len(vs)-MaxListed))
+			break
+		}
+		out = append(out, display(v))
 	}
 	return strings.Join(out, ", ")
 }
@@ -353,7 +419,7 @@ func values(vs []any) string {
 func quoteAll(ss []string) string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = strconv.Quote(s)
+		out[i] = quote(s)
 	}
 	return strings.Join(out, ", ")
 }

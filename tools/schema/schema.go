@@ -155,7 +155,7 @@ func (v *Validator) Problems(args json.RawMessage) []Problem {
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
-		return []Problem{{Keyword: "json", Message: fmt.Sprintf("the arguments are not valid JSON (%v); send a JSON object", err)}}
+		return []Problem{{Keyword: "json", Message: fmt.Sprintf("the arguments are not valid JSON (%s); send a JSON object", clip(err.Error()))}}
 	}
 	return v.problems(doc)
 }
@@ -185,7 +185,7 @@ func (v *Validator) problems(doc any) []Problem {
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return []Problem{{Message: err.Error()}}
+		return []Problem{{Message: clip(err.Error())}}
 	}
 	e := explainer{v: v, doc: doc}
 	e.explain(ve)

@@ -1,6 +1,9 @@
 package schema
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // suggest returns the candidate the unknown name most likely misspells: one
 // equal to it but for case, else the closest within an edit distance of 2
@@ -13,7 +16,11 @@ func suggest(name string, candidates []string) (string, bool) {
 		}
 	}
 	best, bestDist := "", 3
+	n := utf8.RuneCountInString(name)
 	for _, c := range candidates {
+		if diff := n - utf8.RuneCountInString(c); diff >= bestDist || -diff >= bestDist {
+			continue // the distance is at least the difference in length
+		}
 		d := levenshtein(name, c)
 		if d < bestDist && d < len([]rune(c)) {
 			best, bestDist = c, d
