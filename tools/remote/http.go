@@ -30,7 +30,8 @@ type HTTPConfig struct {
 	Method string `yaml:"method" json:"method,omitempty"`
 	// Headers are sent with every request. A value may name environment
 	// variables as ${NAME}; they are read once, when the tool is made, and
-	// an unset one is an error.
+	// an unset one is an error. They are not sent on after a redirect to
+	// another origin (scheme, host or port), nor on any later hop.
 	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
 	// MaxResponseBytes caps the response body. Zero:
 	// DefaultMaxResponseBytes (5 MiB).
@@ -47,6 +48,9 @@ type HTTPConfig struct {
 //   - GET (and DELETE): the input goes in the query as input=<input>,
 //     keeping the URL's own query; with an input schema, each top-level
 //     argument is a query parameter (objects and arrays as JSON text).
+//     The URL's own parameters win: an argument of the same name is
+//     dropped, so a model cannot replace a configured key or filter. A
+//     URL of a tool without an input schema must not have "input".
 //   - POST, PUT, PATCH: the input is the body, sent as application/json
 //     when it is valid JSON and text/plain; charset=UTF-8 otherwise; with an
 //     input schema, the arguments object is the JSON body.
@@ -87,6 +91,9 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.MaxResponseBytes == 0 {
 		cfg.MaxResponseBytes = DefaultMaxResponseBytes
 	}
+	if (cfg.Method == http.MethodGet || cfg.Method == http.MethodDelete) && len(cfg.InputSchema) == 0 && u.Query().Has("input") {
+		return nil, fmt.Errorf("remote: tool %q: the URL has an \"input\" parameter, where the model's input goes", cfg.Name)
+	}
 	if cfg.MaxRedirects == 0 {
 		cfg.MaxRedirects = DefaultMaxRedirects
 	}
@@ -112,6 +119,18 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 			}
 			if req.URL.Scheme != via[0].URL.Scheme {
 				return fmt.Errorf("a redirect from %s to %s is not followed", via[0].URL.Scheme, req.URL.Scheme)
+			}
+			// net/http copies every header to each hop (it drops only
+			// Authorization and cookies, and only for other domains):
+			// the configured ones, which may be keys, stay with the
+			// configured origin.
+			for _, r := range append(via[1:], req) {
+				if origin(r.URL) != origin(via[0].URL) {
+					for k := range h {
+						req.Header.Del(k)
+					}
+					break
+				}
 			}
 			return nil
 		},
@@ -140,7 +159,12 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (tools.Result, er
 		if arguments != nil {
 			var m map[string]json.RawMessage
 			_ = json.Unmarshal(arguments, &m)
+			configured := t.base.Query()
 			for k, v := range m {
+				if configured.Has(k) {
+					t.cfg.Logger.DebugContext(ctx, "http tool argument dropped: the URL sets it", "tool", name, "param", k)
+					continue
+				}
 				var s string
 				if json.Unmarshal(v, &s) != nil {
 					s = string(v)
@@ -214,4 +238,14 @@ func headerNames(h http.Header) []string {
 		names = append(names, k)
 	}
 	return names
+}
+
+// origin is a URL's scheme, host and port (the scheme's default when
+// unsaid), as browsers compare them.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
