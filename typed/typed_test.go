@@ -729,3 +729,41 @@ func TestMustNewPanicsOnRecursiveType(t *testing.T) {
 	}()
 	typed.MustNew("t", "d", func(context.Context, linked) (string, error) { return "", nil })
 }
+
+// FuzzCallDecodesExactNames: whatever the arguments, the function runs
+// only on a JSON object, and the units it gets are the value under the
+// exact name "units" (a case variant never fills it).
+func FuzzCallDecodesExactNames(f *testing.F) {
+	for _, s := range []string{`{"city":"Oslo","units":"metric","UNITS":"kelvin"}`, `{"Units":"x"}`, `null`, `[]`, `{"units":"a","units":"b"}`, `{"where":{"lat":1,"LAT":2}}`} {
+		f.Add(s)
+	}
+	var got *weatherIn
+	tool := typed.MustNew("weather", "d", func(ctx context.Context, in weatherIn) (string, error) {
+		got = &in
+		return "ok", nil
+	})
+	f.Fuzz(func(t *testing.T, args string) {
+		got = nil
+		_, err := tool.Call(context.Background(), json.RawMessage(args))
+		if got == nil {
+			if err == nil {
+				t.Fatalf("Call(%s) = nil error without running the function", args)
+			}
+			return
+		}
+		if args == "" {
+			args = "{}" // Call counts empty arguments as {}
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(args), &m); err != nil || m == nil {
+			t.Fatalf("Call(%s) ran the function on arguments that are not an object", args)
+		}
+		var want Units
+		if raw, ok := m["units"]; ok {
+			_ = json.Unmarshal(raw, &want)
+		}
+		if got.Units != want {
+			t.Errorf("Call(%s) gave units %q, want %q (the exact name's value)", args, got.Units, want)
+		}
+	})
+}
