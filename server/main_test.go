@@ -42,7 +42,10 @@ func runChild() int {
 	maxMsg, _ := strconv.ParseInt(os.Getenv("MCP_TOOLS_TEST_MAX_MESSAGE"), 10, 64)
 	maxInFlight, _ := strconv.Atoi(os.Getenv("MCP_TOOLS_TEST_MAX_IN_FLIGHT"))
 	grace, _ := time.ParseDuration(envOr("MCP_TOOLS_TEST_GRACE", "5s"))
-	srv, err := server.New(reg, server.Options{Logger: log, MaxMessageBytes: maxMsg, MaxInFlight: maxInFlight, ShutdownGrace: grace})
+	maxQueued, _ := strconv.Atoi(os.Getenv("MCP_TOOLS_TEST_MAX_QUEUED"))
+	maxResult, _ := strconv.Atoi(os.Getenv("MCP_TOOLS_TEST_MAX_RESULT"))
+	srv, err := server.New(reg, server.Options{Logger: log, MaxMessageBytes: maxMsg, MaxInFlight: maxInFlight, ShutdownGrace: grace,
+		MaxQueuedCalls: maxQueued, MaxResultBytes: maxResult})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

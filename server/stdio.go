@@ -289,8 +289,8 @@ type lineLimiter struct {
 	max        int
 	onOversize func(prefix []byte, size int)
 	onLine     func(line []byte) bool // sees every line; false drops it
-	line       []byte            // the current line, being assembled or handed out
-	pending    []byte            // what is left of line to hand out
+	line       []byte                 // the current line, being assembled or handed out
+	pending    []byte                 // what is left of line to hand out
 	err        error
 }
 

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/mcp-tools/mcp-tools/tools"
@@ -33,6 +34,14 @@ type sleepIn struct {
 	Millis int `json:"millis" jsonschema:"minimum=0,maximum=60000"`
 }
 
+type floodIn struct {
+	N int `json:"n"`
+}
+
+type bigIn struct {
+	N int `json:"n"`
+}
+
 func testTools() []tools.Tool {
 	return []tools.Tool{
 		typed.MustNew("echo", "Echo the text.", func(_ context.Context, in echoIn) (string, error) { return in.Text, nil },
@@ -59,6 +68,15 @@ func testTools() []tools.Tool {
 		}),
 		tools.NewPlain(tools.Info{Name: "shout", Description: "Upper-case the input."}, func(_ context.Context, in string) (tools.Result, error) {
 			return tools.Result{Text: in + "!", Audience: tools.ForUser}, nil
+		}),
+		typed.MustNew("flood", "Report progress n times as fast as it can, then return.", func(ctx context.Context, in floodIn) (string, error) {
+			for i := 1; i <= in.N; i++ {
+				tools.ReportProgress(ctx, float64(i), float64(in.N), "step")
+			}
+			return "flooded", nil
+		}),
+		typed.MustNew("big", "Return n bytes of text.", func(_ context.Context, in bigIn) (string, error) {
+			return strings.Repeat("x", in.N), nil
 		}),
 		typed.MustNew("progress", "Report progress twice.", func(ctx context.Context, _ struct{}) (string, error) {
 			tools.ReportProgress(ctx, 1, 2, "half")

@@ -24,6 +24,12 @@ import (
 var version = "0.1.0-dev"
 
 func main() {
+	// With SIGPIPE caught, a write to a closed stdout fails with EPIPE
+	// instead of killing the process: the stdio server then ends the
+	// session as if stdin had closed (calls cancelled, tool processes
+	// killed) and exits 0. Caught, not ignored: ignored signals would be
+	// inherited by tool processes.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

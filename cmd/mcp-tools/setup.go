@@ -48,6 +48,12 @@ type setup struct {
 	maxMessageBytes int64
 	grace           time.Duration
 	origins         listFlag
+	maxSessions     int
+	sessionIdle     time.Duration
+	httpIdle        time.Duration
+	httpRead        time.Duration
+	maxResultBytes  int
+	maxQueuedCalls  int
 }
 
 type listFlag []string
@@ -71,6 +77,7 @@ func (c *setup) register(fs *flag.FlagSet, serving bool) {
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", approval.DefaultTimeout, "how long a pending approval waits before it is rejected")
 	fs.IntVar(&c.maxCalls, "max-calls-per-session", 0, "call budget of a session (of a bearer token); 0: no budget")
 	fs.DurationVar(&c.callTimeout, "call-timeout", server.DefaultCallTimeout, "default per-call timeout")
+	fs.IntVar(&c.maxResultBytes, "max-result-bytes", server.DefaultMaxResultBytes, "largest result a call may return (text plus structured); -1: no bound")
 	if serving {
 		fs.StringVar(&c.transport, "transport", server.TransportStdio, "stdio, sse or http (streamable HTTP)")
 		fs.StringVar(&c.addr, "addr", server.DefaultAddr, "address the HTTP transports listen on")
@@ -79,6 +86,11 @@ func (c *setup) register(fs *flag.FlagSet, serving bool) {
 		fs.Int64Var(&c.maxMessageBytes, "max-message-bytes", server.DefaultMaxMessageBytes, "largest incoming message (stdio line or HTTP body)")
 		fs.DurationVar(&c.grace, "shutdown-grace", server.DefaultShutdownGrace, "on SIGINT/SIGTERM, how long in-flight calls may finish")
 		fs.Var(&c.origins, "allowed-origin", "browser origin allowed on HTTP besides loopback ones (repeatable)")
+		fs.IntVar(&c.maxSessions, "max-sessions", server.DefaultMaxSessions, "HTTP sessions open at once; past it a new one gets 503; -1: no bound")
+		fs.DurationVar(&c.sessionIdle, "session-idle-timeout", server.DefaultSessionIdleTimeout, "end an HTTP session idle this long; -1s: never")
+		fs.DurationVar(&c.httpIdle, "http-idle-timeout", server.DefaultHTTPIdleTimeout, "close a keep-alive HTTP connection idle this long")
+		fs.DurationVar(&c.httpRead, "http-read-timeout", server.DefaultHTTPReadTimeout, "time to read one HTTP request, body included (never limits calls or streams)")
+		fs.IntVar(&c.maxQueuedCalls, "max-queued-calls", server.DefaultMaxQueuedCalls, "stdio calls outstanding at once; past it a call gets \"server busy\"")
 	}
 }
 
@@ -129,6 +141,12 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 		AllowedOrigins:     c.origins,
 		BearerTokens:       tokensFromEnv(),
 		MaxCallsPerSession: c.maxCalls,
+		MaxSessions:        c.maxSessions,
+		SessionIdleTimeout: c.sessionIdle,
+		HTTPIdleTimeout:    c.httpIdle,
+		HTTPReadTimeout:    c.httpRead,
+		MaxResultBytes:     c.maxResultBytes,
+		MaxQueuedCalls:     c.maxQueuedCalls,
 		CallTimeout:        c.callTimeout,
 		Tools:              toolOpts,
 		Approval:           policy,
