@@ -16,7 +16,11 @@
 // unusual numeric spellings of an IP address (2130706433, 0x7f000001,
 // 0177.0.0.1, 127.1) are refused before any connection, with a message
 // asking for the dotted-decimal form. FetchConfig.AllowPrivateNetwork lifts
-// the address check for intranet use.
+// the address check for intranet use, except for the cloud metadata
+// services (169.254.169.254, fd00:ec2::254, 169.254.170.2, 169.254.170.23,
+// fd00:ec2::23, Alibaba's 100.100.100.200 and Azure's wireserver
+// 168.63.129.16, which is public unicast space), refused whatever the
+// configuration, since they hand out the machine's credentials.
 //
 // web_search's backend URL is chosen by the operator, not the model, and is
 // not subject to the guard.

@@ -71,7 +71,9 @@ type FetchConfig struct {
 	// AllowPrivateNetwork lets the tool reach loopback, private, link-local
 	// and other internal addresses, for intranet use. False (the default)
 	// refuses them, at connect time and on every redirect. Unusual numeric
-	// spellings of IP addresses are refused either way.
+	// spellings of IP addresses, and the cloud metadata services'
+	// addresses (169.254.169.254, fd00:ec2::254, 168.63.129.16,
+	// 100.100.100.200 and the like), are refused either way.
 	AllowPrivateNetwork bool
 	// Logger receives one debug record per fetch. Nil discards.
 	Logger *slog.Logger
@@ -158,7 +160,7 @@ func newFetcher(cfg FetchConfig) *fetcher {
 	}
 	f.guard = &guard{allowIP: publicOnly}
 	if cfg.AllowPrivateNetwork {
-		f.guard.allowIP = anyIP
+		f.guard.allowIP = privateNetwork
 	}
 	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second, Control: f.guard.control}
 	transport := &http.Transport{

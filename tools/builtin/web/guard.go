@@ -31,10 +31,58 @@ var blockedPrefixes = []struct {
 }
 
 var (
-	nat64Prefix  = netip.MustParsePrefix("64:ff9b::/96")
-	sixToFour    = netip.MustParsePrefix("2002::/16")
-	metadataAddr = netip.MustParseAddr("169.254.169.254")
+	nat64Prefix = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour   = netip.MustParsePrefix("2002::/16")
 )
+
+// metadataAddrs are the addresses of the clouds' instance metadata and
+// credential services. They hand out the machine's credentials to whoever
+// asks from inside, so they are refused even when the private network is
+// allowed. Some are public unicast (Azure's wireserver) and would pass the
+// other checks.
+var metadataAddrs = map[netip.Addr]string{
+	netip.MustParseAddr("169.254.169.254"): "the cloud metadata address of AWS, Google Cloud, Azure and Oracle",
+	netip.MustParseAddr("fd00:ec2::254"):   "the AWS metadata address (IPv6)",
+	netip.MustParseAddr("169.254.170.2"):   "the AWS ECS task metadata address",
+	netip.MustParseAddr("169.254.170.23"):  "the AWS EKS Pod Identity address",
+	netip.MustParseAddr("fd00:ec2::23"):    "the AWS EKS Pod Identity address (IPv6)",
+	netip.MustParseAddr("100.100.100.200"): "the Alibaba Cloud metadata address",
+	netip.MustParseAddr("168.63.129.16"):   "the Azure wireserver metadata address",
+}
+
+// embeddedIPv4 returns the IPv4 address that a carries in IPv6 (mapped
+// ::ffff:a.b.c.d, NAT64 64:ff9b::/96 or 6to4 2002::/16) and how, or false.
+func embeddedIPv4(a netip.Addr) (netip.Addr, string, bool) {
+	if a.Is4In6() {
+		return a.Unmap(), "written as IPv4-mapped IPv6", true
+	}
+	if !a.Is6() {
+		return netip.Addr{}, "", false
+	}
+	b := a.As16()
+	switch {
+	case nat64Prefix.Contains(a):
+		return netip.AddrFrom4([4]byte(b[12:16])), "embedded in a NAT64 address", true
+	case sixToFour.Contains(a):
+		return netip.AddrFrom4([4]byte(b[2:6])), "embedded in a 6to4 address", true
+	}
+	return netip.Addr{}, "", false
+}
+
+// metadata returns why a is a cloud metadata address, or "" when it is not
+// one. An IPv4 address carried in IPv6 is judged by that IPv4 address.
+func metadata(a netip.Addr) string {
+	a = a.WithZone("")
+	if r, ok := metadataAddrs[a]; ok {
+		return r
+	}
+	if v4, how, ok := embeddedIPv4(a); ok {
+		if r, ok := metadataAddrs[v4]; ok {
+			return r + " (" + how + ")"
+		}
+	}
+	return ""
+}
 
 // classify returns why a is not a public unicast address (for example
 // "a loopback address"), or "" when it is public. IPv4 addresses carried in
@@ -45,32 +93,22 @@ func classify(a netip.Addr) string {
 		return "not a valid IP address"
 	}
 	a = a.WithZone("")
-	if a.Is4In6() {
-		if r := classify(a.Unmap()); r != "" {
-			return r + " (written as IPv4-mapped IPv6)"
+	if v4, how, ok := embeddedIPv4(a); ok {
+		if r := classify(v4); r != "" {
+			return r + " (" + how + ")"
 		}
-		return ""
+		if a.Is4In6() {
+			return ""
+		}
 	}
-	if a.Is6() {
-		b := a.As16()
-		switch {
-		case nat64Prefix.Contains(a):
-			if r := classify(netip.AddrFrom4([4]byte(b[12:16]))); r != "" {
-				return r + " (embedded in a NAT64 address)"
-			}
-		case sixToFour.Contains(a):
-			if r := classify(netip.AddrFrom4([4]byte(b[2:6]))); r != "" {
-				return r + " (embedded in a 6to4 address)"
-			}
-		}
+	if r, ok := metadataAddrs[a]; ok {
+		return r
 	}
 	switch {
 	case a.IsUnspecified():
 		return "the unspecified address"
 	case a.IsLoopback():
 		return "a loopback address"
-	case a == metadataAddr:
-		return "the cloud metadata address"
 	case a.IsLinkLocalUnicast():
 		return "a link-local address"
 	case a.IsMulticast(), a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast():
@@ -89,8 +127,9 @@ func classify(a netip.Addr) string {
 // publicOnly is the default IP policy: only public unicast addresses.
 func publicOnly(a netip.Addr) bool { return classify(a) == "" }
 
-// anyIP is the IP policy of FetchConfig.AllowPrivateNetwork.
-func anyIP(netip.Addr) bool { return true }
+// privateNetwork is the IP policy of FetchConfig.AllowPrivateNetwork: any
+// address but the cloud metadata services'.
+func privateNetwork(a netip.Addr) bool { return metadata(a) == "" }
 
 // hostKind says how a host name is spelled.
 type hostKind int
@@ -223,6 +262,9 @@ type guard struct {
 }
 
 func (g *guard) refuseAddr(a netip.Addr) string {
+	if r := metadata(a); r != "" {
+		return fmt.Sprintf("%s is %s; cloud metadata services are never fetched", a.WithZone(""), r)
+	}
 	r := classify(a)
 	if r == "" {
 		r = "not an allowed address"

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/mcp-tools/mcp-tools/tools"
 )
 
 func TestClassify(t *testing.T) {
@@ -60,10 +62,66 @@ func TestClassify(t *testing.T) {
 			if got := publicOnly(a); got == tt.blocked {
 				t.Errorf("publicOnly(%s) = %v, want %v", tt.addr, got, !tt.blocked)
 			}
-			if !anyIP(a) {
-				t.Errorf("anyIP(%s) = false, want true", tt.addr)
+			if got, want := privateNetwork(a), metadata(a) == ""; got != want {
+				t.Errorf("privateNetwork(%s) = %v, want %v", tt.addr, got, want)
 			}
 		})
+	}
+}
+
+// TestMetadataAddresses: every cloud's metadata service is refused, in
+// every spelling the guard reads, with or without the private network.
+// 168.63.129.16 (Azure's wireserver) is public unicast and once passed.
+func TestMetadataAddresses(t *testing.T) {
+	tests := []struct {
+		addr, want string
+	}{
+		{"169.254.169.254", "cloud metadata address"},
+		{"fd00:ec2::254", "AWS metadata address (IPv6)"},
+		{"100.100.100.200", "Alibaba Cloud metadata address"},
+		{"168.63.129.16", "Azure wireserver"},
+		{"169.254.170.2", "ECS task metadata"},
+		{"169.254.170.23", "EKS Pod Identity"},
+		{"fd00:ec2::23", "EKS Pod Identity"},
+		{"::ffff:168.63.129.16", "Azure wireserver metadata address (written as IPv4-mapped IPv6)"},
+		{"64:ff9b::a83f:8110", "Azure wireserver metadata address (embedded in a NAT64 address)"},
+		{"2002:a83f:8110::1", "Azure wireserver metadata address (embedded in a 6to4 address)"},
+		{"64:ff9b::a9fe:a9fe", "cloud metadata address of AWS, Google Cloud, Azure and Oracle (embedded in a NAT64 address)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.addr, func(t *testing.T) {
+			a := netip.MustParseAddr(tt.addr)
+			if got := classify(a); !strings.Contains(got, tt.want) {
+				t.Errorf("classify(%s) = %q, want it to contain %q", tt.addr, got, tt.want)
+			}
+			for _, policy := range []struct {
+				name  string
+				allow func(netip.Addr) bool
+			}{{"public only", publicOnly}, {"private network", privateNetwork}} {
+				if policy.allow(a) {
+					t.Errorf("%s policy allows %s", policy.name, tt.addr)
+				}
+				g := &guard{allowIP: policy.allow}
+				err := g.control("tcp", netip.AddrPortFrom(a, 80).String(), nil)
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("%s: control(%s) = %v, want a refusal naming %q", policy.name, tt.addr, err, tt.want)
+				}
+			}
+		})
+	}
+	// Through the tool, with either policy, before any connection.
+	for _, cfg := range []FetchConfig{{}, {AllowPrivateNetwork: true}} {
+		_, err := callFetch(t, NewFetch(cfg), "http://168.63.129.16/machine?comp=goalstate", 0)
+		wantKind(t, err, tools.KindInvalidArguments, "168.63.129.16 is the Azure wireserver metadata address")
+	}
+	// Neighbours of the metadata addresses are not metadata.
+	for _, s := range []string{"168.63.129.17", "100.100.100.201", "fd00:ec2::255", "8.8.8.8"} {
+		if r := metadata(netip.MustParseAddr(s)); r != "" {
+			t.Errorf("metadata(%s) = %q, want \"\"", s, r)
+		}
+	}
+	if r := classify(netip.MustParseAddr("168.63.129.17")); r != "" {
+		t.Errorf("classify(168.63.129.17) = %q, want public", r)
 	}
 }
 
@@ -138,12 +196,16 @@ func TestCheckURL(t *testing.T) {
 		{name: "no host", url: "http:///path", want: "no host"},
 		{name: "allowed private loopback", url: "http://127.0.0.1/", private: true, want: ""},
 		{name: "allowed private still refuses odd spelling", url: "http://2130706433/", private: true, want: "dotted-decimal"},
+		{name: "azure wireserver", url: "http://168.63.129.16/machine?comp=goalstate", want: "Azure wireserver"},
+		{name: "allowed private still refuses metadata", url: "http://169.254.169.254/latest/meta-data/", private: true, want: "never fetched"},
+		{name: "allowed private still refuses wireserver", url: "http://168.63.129.16/", private: true, want: "never fetched"},
+		{name: "allowed private still refuses mapped metadata", url: "http://[::ffff:100.100.100.200]/", private: true, want: "Alibaba Cloud metadata address (written as IPv4-mapped IPv6)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := &guard{allowIP: publicOnly}
 			if tt.private {
-				g.allowIP = anyIP
+				g.allowIP = privateNetwork
 			}
 			u, err := url.Parse(tt.url)
 			if err != nil {
@@ -223,7 +285,7 @@ func FuzzParseHost(f *testing.F) {
 				t.Fatalf("parseHost(%q) = %s, %d; want %s, canonical", a.String(), b, k, a)
 			}
 			// And the guard refuses the odd spelling whatever the policy.
-			g := &guard{allowIP: anyIP}
+			g := &guard{allowIP: privateNetwork}
 			if err := g.checkURL(&url.URL{Scheme: "http", Host: host}); err == nil {
 				t.Fatalf("checkURL accepted odd host %q (%s)", host, a)
 			}
