@@ -1,12 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
+
 	"testing"
 	"time"
 
@@ -39,7 +40,7 @@ func TestServeAsPID1ReapsOrphans(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(reapConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	logs := &lockedBuffer{b: new(strings.Builder)}
+	logs := &lockedBuffer{b: new(bytes.Buffer)}
 	c := client.NewClient(transport.NewStdioWithOptions("unshare", nil,
 		[]string{"-fp", "--mount-proc", binary, "serve", "--config", cfg}, transport.WithCommandStderrWriter(logs)))
 	if err := c.Start(context.Background()); err != nil {
