@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,6 +31,15 @@ const (
 	DefaultMaxRedirects   = 5
 	DefaultVersion        = "dev"
 )
+
+// MaxURLLength is the longest url web_fetch accepts, in bytes; its input
+// schema publishes it as the url's maxLength, so the validator refuses a
+// longer one before the tool runs, and the tool checks it again.
+const MaxURLLength = 2048
+
+// maxQuoted is the most bytes of a model's input, escapes included, that an
+// error message quotes.
+const maxQuoted = 100
 
 const (
 	errorSnippetLen         = 300
@@ -82,7 +92,7 @@ type FetchConfig struct {
 // FetchInput is the input of web_fetch.
 type FetchInput struct {
 	// URL is the page to fetch.
-	URL string `json:"url" jsonschema:"description=Absolute http or https URL to fetch,minLength=1"`
+	URL string `json:"url" jsonschema:"description=Absolute http or https URL to fetch,minLength=1,maxLength=2048"`
 	// MaxLength caps the characters of content returned.
 	MaxLength int `json:"max_length,omitempty" jsonschema:"description=Most characters of content to return (default 20000; larger values are capped),minimum=1"`
 }
@@ -199,9 +209,12 @@ func (f *fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 }
 
 func (f *fetcher) fetch(ctx context.Context, in FetchInput) (tools.Result, error) {
+	if len(in.URL) > MaxURLLength {
+		return tools.Result{}, tools.InvalidArgs("the url is %d bytes; the limit is %d", len(in.URL), MaxURLLength)
+	}
 	u, err := url.Parse(strings.TrimSpace(in.URL))
 	if err != nil || !u.IsAbs() {
-		return tools.Result{}, tools.InvalidArgs("url %q is not an absolute URL; give one such as https://example.com/page", in.URL)
+		return tools.Result{}, tools.InvalidArgs("url %s is not an absolute URL; give one such as https://example.com/page", quote(in.URL))
 	}
 	if err := f.guard.checkURL(u); err != nil {
 		return tools.Result{}, tools.InvalidArgs("%s", err.Error())
@@ -216,7 +229,7 @@ func (f *fetcher) fetch(ctx context.Context, in FetchInput) (tools.Result, error
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return tools.Result{}, tools.InvalidArgs("url %q cannot be requested: %v", in.URL, err)
+		return tools.Result{}, tools.InvalidArgs("url %s cannot be requested: %s", quote(in.URL), clip(err.Error(), 2*maxQuoted))
 	}
 	req.Header.Set("User-Agent", f.userAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,text/*;q=0.8")
@@ -272,10 +285,13 @@ func (f *fetcher) fetch(ctx context.Context, in FetchInput) (tools.Result, error
 
 var errFetchTimeout = errors.New("fetch timed out")
 
-// failure turns a transport error into a message the model can act on.
+// failure turns a transport error into a message the model can act on. It
+// quotes at most maxQuoted bytes of the URL, and cuts the cause's own
+// words (a DNS error names the host) to a few hundred.
 func (f *fetcher) failure(ctx context.Context, u *url.URL, err error) error {
 	var refused *RefusedError
 	var tooMany *redirectLimitError
+	short := shortURL(u.Redacted())
 	switch {
 	case errors.As(err, &refused):
 		if refused.URL == "" {
@@ -283,17 +299,76 @@ func (f *fetcher) failure(ctx context.Context, u *url.URL, err error) error {
 		}
 		return tools.Failed("%s", refused.Error())
 	case errors.As(err, &tooMany):
-		return tools.Failed("fetch %s: %s", u.Redacted(), tooMany.Error())
+		return tools.Failed("fetch %s: %s", short, tooMany.Error())
 	case context.Cause(ctx) == errFetchTimeout:
-		return tools.Failed("fetch %s: timed out: no complete response within %s", u.Redacted(), f.cfg.Timeout)
+		return tools.Failed("fetch %s: timed out: no complete response within %s", short, f.cfg.Timeout)
 	case ctx.Err() != nil:
-		return tools.Failed("fetch %s: %w", u.Redacted(), ctx.Err())
+		return tools.Failed("fetch %s: %w", short, ctx.Err())
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err // the URL is already in our message
 	}
-	return tools.Failed("fetch %s: %w", u.Redacted(), err)
+	msg := err.Error()
+	if c := clip(msg, 3*maxQuoted); c != msg {
+		return &tools.Error{Kind: tools.KindExecutionFailed, Message: fmt.Sprintf("fetch %s: %s", short, c), Err: err}
+	}
+	return tools.Failed("fetch %s: %w", short, err)
+}
+
+// shortURL returns a URL for a message: as it is, or cut to maxQuoted
+// bytes with "…" and its whole length.
+func shortURL(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	return clipHead(s, maxQuoted) + fmt.Sprintf("… (%d bytes in all)", len(s))
+}
+
+// quote returns s Go-quoted, cut to at most maxQuoted bytes of quoted text
+// (escapes included): a longer s ends in "…" and is followed by its whole
+// length.
+func quote(s string) string {
+	if q := strconv.Quote(s); len(q) <= maxQuoted+2 {
+		return q
+	}
+	b := []byte{'"'}
+	for i := 0; i < len(s); {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		q := strconv.Quote(s[i : i+size])
+		q = q[1 : len(q)-1]
+		if len(b)-1+len(q) > maxQuoted {
+			break
+		}
+		b = append(b, q...)
+		i += size
+	}
+	return fmt.Sprintf("%s…\" (%d bytes in all)", b, len(s))
+}
+
+// clip cuts a message that may hold the model's input to about n bytes,
+// keeping its start and its end.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := n*2/3, len(s)-n/3
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return clipHead(s, head) + "…" + s[tail:]
+}
+
+// clipHead returns the longest prefix of s of at most n bytes that does not
+// split a character.
+func clipHead(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // readLimited reads at most limit bytes of r and reports whether there was

@@ -247,11 +247,13 @@ type RefusedError struct {
 	Reason string
 }
 
+// Error returns "refused URL: reason", with the URL cut to about 100
+// bytes (the URL field keeps it whole).
 func (e *RefusedError) Error() string {
 	if e.URL == "" {
 		return "refused: " + e.Reason
 	}
-	return fmt.Sprintf("refused %s: %s", e.URL, e.Reason)
+	return fmt.Sprintf("refused %s: %s", shortURL(e.URL), e.Reason)
 }
 
 // guard decides which URLs and addresses a fetcher may reach.
@@ -280,7 +282,7 @@ func (g *guard) checkURL(u *url.URL) error {
 	switch u.Scheme {
 	case "http", "https":
 	default:
-		return &RefusedError{URL: u.Redacted(), Reason: fmt.Sprintf("scheme %q is not supported; only http and https URLs can be fetched", u.Scheme)}
+		return &RefusedError{URL: u.Redacted(), Reason: fmt.Sprintf("scheme %s is not supported; only http and https URLs can be fetched", quote(u.Scheme))}
 	}
 	host := u.Hostname()
 	if host == "" {
@@ -289,9 +291,9 @@ func (g *guard) checkURL(u *url.URL) error {
 	a, kind := parseHost(host)
 	switch kind {
 	case hostOdd:
-		return &RefusedError{URL: u.Redacted(), Addr: a, Reason: fmt.Sprintf("host %q is an unusual numeric spelling of the IP address %s; write IP addresses in dotted-decimal form (or use the host name)", host, a)}
+		return &RefusedError{URL: u.Redacted(), Addr: a, Reason: fmt.Sprintf("host %s is an unusual numeric spelling of the IP address %s; write IP addresses in dotted-decimal form (or use the host name)", quote(host), a)}
 	case hostBadNumber:
-		return &RefusedError{URL: u.Redacted(), Reason: fmt.Sprintf("host %q looks like an IP address but is not a valid one", host)}
+		return &RefusedError{URL: u.Redacted(), Reason: fmt.Sprintf("host %s looks like an IP address but is not a valid one", quote(host))}
 	case hostCanonical:
 		if !g.allowIP(a) {
 			return &RefusedError{URL: u.Redacted(), Addr: a, Reason: g.refuseAddr(a)}
@@ -308,7 +310,7 @@ func (g *guard) checkURL(u *url.URL) error {
 func (g *guard) control(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return &RefusedError{Reason: fmt.Sprintf("cannot check address %q (%s) before connecting", address, network)}
+		return &RefusedError{Reason: fmt.Sprintf("cannot check address %s (%s) before connecting", quote(address), network)}
 	}
 	if !g.allowIP(ap.Addr()) {
 		return &RefusedError{Addr: ap.Addr(), Reason: g.refuseAddr(ap.Addr())}

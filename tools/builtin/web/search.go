@@ -22,6 +22,11 @@ const (
 	DefaultSearchCount      = 5
 	MaxSearchCount          = 20 // also the schema's maximum for count
 	DefaultBraveURL         = "https://api.search.brave.com"
+	// MaxQueryLength is the longest query web_search accepts, in bytes;
+	// its input schema publishes it as the query's maxLength, so the
+	// validator refuses a longer one before the tool runs, and the tool
+	// checks it again.
+	MaxQueryLength = 512
 )
 
 const (
@@ -83,7 +88,7 @@ type SearchResult struct {
 // SearchInput is the input of web_search.
 type SearchInput struct {
 	// Query is what to search for.
-	Query string `json:"query" jsonschema:"description=What to search for,minLength=1"`
+	Query string `json:"query" jsonschema:"description=What to search for,minLength=1,maxLength=512"`
 	// Count is the number of results wanted.
 	Count int `json:"count,omitempty" jsonschema:"description=Number of results (default 5),minimum=1,maximum=20"`
 }
@@ -227,6 +232,9 @@ type searcher struct {
 }
 
 func (s *searcher) search(ctx context.Context, in SearchInput) (tools.Result, error) {
+	if len(in.Query) > MaxQueryLength {
+		return tools.Result{}, tools.InvalidArgs("the query is %d bytes; the limit is %d", len(in.Query), MaxQueryLength)
+	}
 	query := strings.TrimSpace(in.Query)
 	if query == "" {
 		return tools.Result{}, tools.InvalidArgs("query is empty; give the words to search for")
@@ -245,7 +253,7 @@ func (s *searcher) search(ctx context.Context, in SearchInput) (tools.Result, er
 		if context.Cause(ctx) == errSearchTimeout {
 			msg = fmt.Sprintf("timed out: no answer within %s", s.timeout)
 		}
-		msg = s.redact(msg)
+		msg = clip(s.redact(msg), 4*maxQuoted)
 		s.log.DebugContext(ctx, "web_search failed", "backend", s.name, "error", msg)
 		return tools.Result{}, tools.Failed("search %s: %s", s.name, msg)
 	}
