@@ -105,3 +105,38 @@ func TestProblemFieldKeepsWholePath(t *testing.T) {
 		t.Errorf("message is %d bytes, want at most 500", len(ps[0].Message))
 	}
 }
+
+func TestQuoteAndClip(t *testing.T) {
+	quotes := []struct {
+		name, in, want string
+	}{
+		{"short", "go", `"go"`},
+		{"exactly the limit", strings.Repeat("a", schema.MaxQuoted), `"` + strings.Repeat("a", schema.MaxQuoted) + `"`},
+		{"one over", strings.Repeat("a", schema.MaxQuoted+1), `"` + strings.Repeat("a", schema.MaxQuoted) + `…" (101 bytes in all)`},
+		{"escapes count", strings.Repeat("\x01", 30), `"` + strings.Repeat(`\x01`, 25) + `…" (30 bytes in all)`},
+		{"characters are not split", strings.Repeat("é", 60), `"` + strings.Repeat("é", 50) + `…" (120 bytes in all)`},
+	}
+	for _, tt := range quotes {
+		t.Run("Quote/"+tt.name, func(t *testing.T) {
+			if got := schema.Quote(tt.in); got != tt.want {
+				t.Errorf("Quote = %s, want %s", got, tt.want)
+			}
+		})
+	}
+	clips := []struct {
+		name, in string
+		n        int
+		want     string
+	}{
+		{"short", "abc", 10, "abc"},
+		{"head and tail", "0123456789abcdefghij", 9, "012345…hij"},
+		{"characters are not split", "ééééé", 7, "éé…é"},
+	}
+	for _, tt := range clips {
+		t.Run("Clip/"+tt.name, func(t *testing.T) {
+			if got := schema.Clip(tt.in, tt.n); got != tt.want {
+				t.Errorf("Clip(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+			}
+		})
+	}
+}

@@ -57,7 +57,7 @@ func (e *ArgumentError) Error() string {
 	var missing, clauses []string
 	for _, p := range e.Problems {
 		if p.Keyword == "required" {
-			missing = append(missing, quote(p.Field))
+			missing = append(missing, Quote(p.Field))
 			continue
 		}
 		clauses = append(clauses, p.Message)
@@ -79,10 +79,12 @@ func (e *ArgumentError) Error() string {
 	return "invalid arguments: " + strings.Join(clauses, "; ")
 }
 
-// quote returns s Go-quoted, cut to at most MaxQuoted bytes of quoted text
-// (escapes included): a longer s ends in "…" and is followed by its whole
-// length, as in "aaaa…" (1048576 bytes in all).
-func quote(s string) string {
+// Quote returns s Go-quoted for a message to the model, cut to at most
+// MaxQuoted bytes of quoted text (escapes included): a longer s ends in "…"
+// and is followed by its whole length, as in "aaaa…" (1048576 bytes in
+// all). Tools use it for every name or value of their input that an error
+// message repeats.
+func Quote(s string) string {
 	if q := strconv.Quote(s); len(q) <= MaxQuoted+2 {
 		return q
 	}
@@ -100,15 +102,15 @@ func quote(s string) string {
 	return fmt.Sprintf("%s…\" (%d bytes in all)", b, len(s))
 }
 
-// clip cuts text that may hold values from the arguments, such as a
-// message of the underlying validator, to about 2*MaxQuoted bytes, keeping
-// its start and end.
-func clip(s string) string {
-	const limit = 2 * MaxQuoted
-	if len(s) <= limit {
+// Clip cuts text that may hold input, such as a library's error message, to
+// about n bytes: its first two thirds and its last third, joined by "…",
+// so that a position or cause at the end survives. Characters are not
+// split.
+func Clip(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	head, tail := limit*2/3, len(s)-limit/3
+	head, tail := n*2/3, len(s)-n/3
 	for head > 0 && !utf8.RuneStart(s[head]) {
 		head--
 	}
@@ -117,6 +119,9 @@ func clip(s string) string {
 	}
 	return s[:head] + "…" + s[tail:]
 }
+
+// clip is Clip to twice MaxQuoted.
+func clip(s string) string { return Clip(s, 2*MaxQuoted) }
 
 // explainer turns a tree of validation errors into problems.
 type explainer struct {
@@ -142,7 +147,7 @@ func (e *explainer) add(loc []string, keyword, msg string) {
 	case field == "":
 		msg = "the arguments: " + msg
 	default:
-		msg = fmt.Sprintf("field %s: %s", quote(field), msg)
+		msg = fmt.Sprintf("field %s: %s", Quote(field), msg)
 	}
 	e.items = append(e.items, item{loc: loc, p: Problem{Field: field, Keyword: keyword, Message: msg}})
 }
@@ -255,7 +260,7 @@ func (e *explainer) explain(ve *jsonschema.ValidationError) {
 		e.alternatives(ve)
 	case *kind.Required:
 		for _, name := range k.Missing {
-			e.add(append(slices.Clip(loc), name), "required", "missing required field "+quote(e.path(append(slices.Clip(loc), name))))
+			e.add(append(slices.Clip(loc), name), "required", "missing required field "+Quote(e.path(append(slices.Clip(loc), name))))
 		}
 	case *kind.AdditionalProperties:
 		e.unknown(ve, k)
@@ -276,7 +281,7 @@ func (e *explainer) explain(ve *jsonschema.ValidationError) {
 	case *kind.MaxLength:
 		e.add(loc, "maxLength", fmt.Sprintf("must be at most %d %s long (maxLength %[1]d)", k.Want, plural(k.Want, "character")))
 	case *kind.Pattern:
-		e.add(loc, "pattern", fmt.Sprintf("must match the regular expression %s (pattern)", quote(k.Want)))
+		e.add(loc, "pattern", fmt.Sprintf("must match the regular expression %s (pattern)", Quote(k.Want)))
 	case *kind.Enum:
 		e.add(loc, "enum", fmt.Sprintf("must be one of %s (enum)", values(k.Want)))
 	case *kind.Const:
@@ -334,7 +339,7 @@ func (e *explainer) unknown(ve *jsonschema.ValidationError, k *kind.AdditionalPr
 	obj, _ := e.value(loc).(map[string]any)
 	for _, name := range k.Properties {
 		field := append(slices.Clip(loc), name)
-		msg := "unknown field " + quote(e.path(field))
+		msg := "unknown field " + Quote(e.path(field))
 		var free []string // accepted names not already given
 		for _, a := range accepted {
 			if _, given := obj[a]; !given {
@@ -343,7 +348,7 @@ func (e *explainer) unknown(ve *jsonschema.ValidationError, k *kind.AdditionalPr
 		}
 		switch s, ok := suggest(name, free); {
 		case ok:
-			msg += fmt.Sprintf(" (did you mean %s?)", quote(e.path(append(slices.Clip(loc), s))))
+			msg += fmt.Sprintf(" (did you mean %s?)", Quote(e.path(append(slices.Clip(loc), s))))
 		case len(accepted) == 0 && len(loc) == 0:
 			msg += " (this tool takes no arguments)"
 		case len(accepted) == 0:
@@ -419,7 +424,7 @@ func values(vs []any) string {
 func quoteAll(ss []string) string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = quote(s)
+		out[i] = Quote(s)
 	}
 	return strings.Join(out, ", ")
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/theory/jsonpath/spec"
 
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 	"github.com/mcp-tools/mcp-tools/typed"
 )
 
@@ -174,7 +175,7 @@ func Query(ctx context.Context, path, doc string, cfg Config) (Output, error) {
 	}
 	p, err := jsonpath.Parse(path)
 	if err != nil {
-		return Output{}, tools.InvalidArgs("invalid JSONPath %s: %s", quote(path), clip(err.Error()))
+		return Output{}, tools.InvalidArgs("invalid JSONPath %s: %s", schema.Quote(path), schema.Clip(err.Error(), maxMessage))
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(doc)))
 	dec.UseNumber()
@@ -259,6 +260,10 @@ func docDepth(doc string) int {
 	}
 	return deepest
 }
+
+// maxMessage is the most bytes of a library's message, which may quote the
+// input, that an error carries.
+const maxMessage = 200
 
 // checkEvery is how many selector applications pass between two looks at
 // ctx.
@@ -495,55 +500,10 @@ func stringSize(s string) int {
 func jsonError(err error, dec *json.Decoder) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return tools.InvalidArgs("invalid JSON at byte %d: %s", se.Offset, clip(se.Error()))
+		return tools.InvalidArgs("invalid JSON at byte %d: %s", se.Offset, schema.Clip(se.Error(), maxMessage))
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return tools.InvalidArgs("invalid JSON: the document is empty or ends early (at byte %d)", dec.InputOffset())
 	}
-	return tools.InvalidArgs("invalid JSON: %s", clip(err.Error()))
-}
-
-// maxQuoted is the most bytes of a quoted input, escapes included, that an
-// error carries.
-const maxQuoted = 100
-
-// quote returns s as a Go-quoted string of at most about maxQuoted bytes:
-// a longer s is cut, marked with "…" and followed by its whole length.
-func quote(s string) string {
-	if q := strconv.Quote(s); len(q) <= maxQuoted+2 {
-		return q
-	}
-	b := []byte{'"'}
-	for i := 0; i < len(s); {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		q := strconv.Quote(s[i : i+size])
-		q = q[1 : len(q)-1]
-		if len(b)-1+len(q) > maxQuoted {
-			break
-		}
-		b = append(b, q...)
-		i += size
-	}
-	return fmt.Sprintf("%s…\" (%d bytes in all)", b, len(s))
-}
-
-// maxMessage is the most bytes of a library's message that an error
-// carries.
-const maxMessage = 200
-
-// clip cuts a message from a library, which may quote the input, to about
-// maxMessage bytes, keeping its start and its end (where the parser says
-// the position).
-func clip(msg string) string {
-	if len(msg) <= maxMessage {
-		return msg
-	}
-	head, tail := maxMessage*2/3, len(msg)-maxMessage/3
-	for head > 0 && !utf8.RuneStart(msg[head]) {
-		head--
-	}
-	for tail < len(msg) && !utf8.RuneStart(msg[tail]) {
-		tail++
-	}
-	return msg[:head] + "…" + msg[tail:]
+	return tools.InvalidArgs("invalid JSON: %s", schema.Clip(err.Error(), maxMessage))
 }

@@ -13,12 +13,12 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 	"github.com/mcp-tools/mcp-tools/typed"
 )
 
@@ -37,9 +37,9 @@ const (
 // longer one before the tool runs, and the tool checks it again.
 const MaxURLLength = 2048
 
-// maxQuoted is the most bytes of a model's input, escapes included, that an
-// error message quotes.
-const maxQuoted = 100
+// maxQuoted is the most bytes of a model's input that an error message
+// quotes; schema.Quote cuts to the same.
+const maxQuoted = schema.MaxQuoted
 
 const (
 	errorSnippetLen         = 300
@@ -214,7 +214,7 @@ func (f *fetcher) fetch(ctx context.Context, in FetchInput) (tools.Result, error
 	}
 	u, err := url.Parse(strings.TrimSpace(in.URL))
 	if err != nil || !u.IsAbs() {
-		return tools.Result{}, tools.InvalidArgs("url %s is not an absolute URL; give one such as https://example.com/page", quote(in.URL))
+		return tools.Result{}, tools.InvalidArgs("url %s is not an absolute URL; give one such as https://example.com/page", schema.Quote(in.URL))
 	}
 	if err := f.guard.checkURL(u); err != nil {
 		return tools.Result{}, tools.InvalidArgs("%s", err.Error())
@@ -229,7 +229,7 @@ func (f *fetcher) fetch(ctx context.Context, in FetchInput) (tools.Result, error
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return tools.Result{}, tools.InvalidArgs("url %s cannot be requested: %s", quote(in.URL), clip(err.Error(), 2*maxQuoted))
+		return tools.Result{}, tools.InvalidArgs("url %s cannot be requested: %s", schema.Quote(in.URL), schema.Clip(err.Error(), 2*maxQuoted))
 	}
 	req.Header.Set("User-Agent", f.userAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,text/*;q=0.8")
@@ -310,7 +310,7 @@ func (f *fetcher) failure(ctx context.Context, u *url.URL, err error) error {
 		err = ue.Err // the URL is already in our message
 	}
 	msg := err.Error()
-	if c := clip(msg, 3*maxQuoted); c != msg {
+	if c := schema.Clip(msg, 3*maxQuoted); c != msg {
 		return &tools.Error{Kind: tools.KindExecutionFailed, Message: fmt.Sprintf("fetch %s: %s", short, c), Err: err}
 	}
 	return tools.Failed("fetch %s: %w", short, err)
@@ -323,40 +323,6 @@ func shortURL(s string) string {
 		return s
 	}
 	return clipHead(s, maxQuoted) + fmt.Sprintf("… (%d bytes in all)", len(s))
-}
-
-// quote returns s Go-quoted, cut to at most maxQuoted bytes of quoted text
-// (escapes included): a longer s ends in "…" and is followed by its whole
-// length.
-func quote(s string) string {
-	if q := strconv.Quote(s); len(q) <= maxQuoted+2 {
-		return q
-	}
-	b := []byte{'"'}
-	for i := 0; i < len(s); {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		q := strconv.Quote(s[i : i+size])
-		q = q[1 : len(q)-1]
-		if len(b)-1+len(q) > maxQuoted {
-			break
-		}
-		b = append(b, q...)
-		i += size
-	}
-	return fmt.Sprintf("%s…\" (%d bytes in all)", b, len(s))
-}
-
-// clip cuts a message that may hold the model's input to about n bytes,
-// keeping its start and its end.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	head, tail := n*2/3, len(s)-n/3
-	for tail < len(s) && !utf8.RuneStart(s[tail]) {
-		tail++
-	}
-	return clipHead(s, head) + "…" + s[tail:]
 }
 
 // clipHead returns the longest prefix of s of at most n bytes that does not

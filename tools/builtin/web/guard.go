@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
 
 // blockedPrefixes are ranges that are not reachable public unicast space and
@@ -282,7 +284,7 @@ func (g *guard) checkURL(u *url.URL) error {
 	switch u.Scheme {
 	case "http", "https":
 	default:
-		return &RefusedError{URL: u.Redacted(), Reason: fmt.Sprintf("scheme %s is not supported; only http and https URLs can be fetched", quote(u.Scheme))}
+		return &RefusedError{URL: u.Redacted(), Reason: fmt.Sprintf("scheme %s is not supported; only http and https URLs can be fetched", schema.Quote(u.Scheme))}
 	}
 	host := u.Hostname()
 	if host == "" {
@@ -291,9 +293,9 @@ func (g *guard) checkURL(u *url.URL) error {
 	a, kind := parseHost(host)
 	switch kind {
 	case hostOdd:
-		return &RefusedError{URL: u.Redacted(), Addr: a, Reason: fmt.Sprintf("host %s is an unusual numeric spelling of the IP address %s; write IP addresses in dotted-decimal form (or use the host name)", quote(host), a)}
+		return &RefusedError{URL: u.Redacted(), Addr: a, Reason: fmt.Sprintf("host %s is an unusual numeric spelling of the IP address %s; write IP addresses in dotted-decimal form (or use the host name)", schema.Quote(host), a)}
 	case hostBadNumber:
-		return &RefusedError{URL: u.Redacted(), Reason: fmt.Sprintf("host %s looks like an IP address but is not a valid one", quote(host))}
+		return &RefusedError{URL: u.Redacted(), Reason: fmt.Sprintf("host %s looks like an IP address but is not a valid one", schema.Quote(host))}
 	case hostCanonical:
 		if !g.allowIP(a) {
 			return &RefusedError{URL: u.Redacted(), Addr: a, Reason: g.refuseAddr(a)}
@@ -310,7 +312,7 @@ func (g *guard) checkURL(u *url.URL) error {
 func (g *guard) control(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return &RefusedError{Reason: fmt.Sprintf("cannot check address %s (%s) before connecting", quote(address), network)}
+		return &RefusedError{Reason: fmt.Sprintf("cannot check address %s (%s) before connecting", schema.Quote(address), network)}
 	}
 	if !g.allowIP(ap.Addr()) {
 		return &RefusedError{Addr: ap.Addr(), Reason: g.refuseAddr(ap.Addr())}

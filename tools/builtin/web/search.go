@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 	"github.com/mcp-tools/mcp-tools/typed"
 )
 
@@ -253,7 +254,7 @@ func (s *searcher) search(ctx context.Context, in SearchInput) (tools.Result, er
 		if context.Cause(ctx) == errSearchTimeout {
 			msg = fmt.Sprintf("timed out: no answer within %s", s.timeout)
 		}
-		msg = clip(s.redact(msg), 4*maxQuoted)
+		msg = schema.Clip(s.redact(msg), 4*maxQuoted)
 		s.log.DebugContext(ctx, "web_search failed", "backend", s.name, "error", msg)
 		return tools.Result{}, tools.Failed("search %s: %s", s.name, msg)
 	}
