@@ -217,11 +217,7 @@ func (s *Server) ask(ctx context.Context, info tools.Info, args json.RawMessage,
 
 // timedOut applies the on-timeout decision.
 func (s *Server) timedOut(args json.RawMessage) approval.Outcome {
-	d := s.approvals.policy.Timeout
-	if s.approvals.policy.OnTimeout == approval.Approve {
-		return approval.Outcome{Decision: approval.Approve, Args: args, By: "timeout"}
-	}
-	return approval.Outcome{Decision: approval.Reject, By: "timeout", Reason: fmt.Sprintf("Rejected: no approval decision within %s; the tool did not run", d)}
+	return s.approvals.policy.TimedOut(args)
 }
 
 // fallback decides for a client that cannot ask a person.
@@ -234,11 +230,12 @@ func (s *Server) fallback(ctx context.Context, info tools.Info, args json.RawMes
 	case approval.FallbackWebhook:
 		sess, _ := tools.SessionFrom(ctx)
 		form, _ := approval.NewForm(info, args)
-		wctx, cancel := context.WithTimeout(ctx, p.Timeout)
-		defer cancel()
 		stop := s.heartbeat(ctx, info.Name)
 		defer stop()
-		out, err := p.Webhook.Decide(wctx, approval.Request{Tool: info.Name, Summary: form.Message, Session: sess.ID, ClientName: sess.ClientName}, info, args, v)
+		// AskWebhook waits at most the approval timeout, and a webhook that
+		// does not answer in time gets the on-timeout decision, as a person
+		// would.
+		out, err := p.AskWebhook(ctx, approval.Request{Tool: info.Name, Summary: form.Message, Session: sess.ID, ClientName: sess.ClientName}, info, args, v)
 		if err != nil {
 			if ctx.Err() != nil {
 				return approval.Outcome{}, &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled while waiting for approval", Err: ctx.Err()}
@@ -246,9 +243,6 @@ func (s *Server) fallback(ctx context.Context, info tools.Info, args json.RawMes
 			var te *tools.Error
 			if errors.As(err, &te) && te.Kind == tools.KindInvalidArguments {
 				return approval.Outcome{}, te
-			}
-			if wctx.Err() != nil {
-				return s.timedOut(args), nil
 			}
 			return approval.Outcome{Decision: approval.Reject, By: "webhook", Reason: fmt.Sprintf("Rejected: the approval webhook failed (%v); the tool did not run", err)}, nil
 		}

@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 }
 
 func runChild() int {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) // as cmd/mcp-tools does
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log, err := server.NewLogger(server.LogConfig{Level: envOr("MCP_TOOLS_TEST_LOG_LEVEL", "debug"), Output: os.Stderr})

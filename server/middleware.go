@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -38,8 +39,6 @@ func (s *Server) recoverMiddleware(info tools.Info, next tools.Func) tools.Func 
 // level. Nothing is formatted when the level is off.
 func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 	name := info.Name
-	secret := info.Secret
-	plain := string(info.InputSchema) == string(tools.PlainSchema)
 	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 		if !s.log.Enabled(ctx, slog.LevelWarn) {
 			return next(ctx, args)
@@ -50,7 +49,7 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 		var pending *inputRequired
 		if errors.As(err, &pending) {
 			if s.log.Enabled(ctx, slog.LevelInfo) {
-				s.log.LogAttrs(ctx, slog.LevelInfo, fmt.Sprintf("%s(%s) -> waiting for approval", name, truncate(renderInput(args, secret, plain), s.opts.LogTruncate)),
+				s.log.LogAttrs(ctx, slog.LevelInfo, fmt.Sprintf("%s(%s) -> waiting for approval", name, truncate(tools.ShowArgs(info, args), s.opts.LogTruncate)),
 					slog.String("tool", name))
 			}
 			return res, err
@@ -59,7 +58,7 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 		if out.Err == nil && !s.log.Enabled(ctx, slog.LevelInfo) {
 			return res, err
 		}
-		in := renderInput(args, secret, plain)
+		in := tools.ShowArgs(info, args)
 		if out.Err != nil {
 			s.log.LogAttrs(ctx, slog.LevelWarn, name+"("+truncate(in, s.opts.LogTruncate)+") -> Error: "+truncate(out.Err.Message, s.opts.LogTruncate),
 				slog.String("tool", name), slog.String("kind", string(out.Err.Kind)), slog.Duration("duration", d))
@@ -72,36 +71,32 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 			if out.Err != nil {
 				text = "Error: " + out.Err.Message
 			}
-			s.log.LogAttrs(ctx, slog.LevelDebug, "call detail", slog.String("tool", name), slog.String("input", in), slog.String("output", text))
+			s.log.LogAttrs(ctx, slog.LevelDebug, "call detail", slog.String("tool", name), slog.String("input", truncate(in, debugTruncate*s.opts.LogTruncate)), slog.String("output", truncate(text, debugTruncate*s.opts.LogTruncate)))
 		}
 		return res, err
 	}
 }
 
-// renderInput shows a call's arguments for the log: the input string of a
-// plain tool, the JSON object otherwise, with secret fields redacted.
-func renderInput(args json.RawMessage, secret []string, plain bool) string {
-	if plain {
-		var in struct {
-			Input string `json:"input"`
-		}
-		if json.Unmarshal(args, &in) == nil {
-			return in.Input
-		}
-	}
-	if len(secret) == 0 {
-		return string(args)
-	}
-	return string(tools.Redact(args, secret))
-}
+// debugTruncate is how many times LogTruncate the DEBUG detail line shows:
+// more than INFO, but never a whole megabyte.
+const debugTruncate = 10
 
-// truncate shortens s to at most n characters, marking the cut.
+// truncate shortens s to at most n characters, marking the cut. It walks
+// only the first n characters: a long output is never converted whole.
 func truncate(s string, n int) string {
-	if len(s) <= n || utf8.RuneCountInString(s) <= n {
+	if len(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n]) + fmt.Sprintf("…(%d more)", len(r)-n)
+	cut, count := 0, 0
+	for cut < len(s) && count < n {
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+		count++
+	}
+	if cut >= len(s) {
+		return s
+	}
+	return s[:cut] + "…(" + strconv.Itoa(len(s)-cut) + " more bytes)"
 }
 
 // validateMiddleware checks the arguments against the compiled schema; the

@@ -41,6 +41,10 @@ const (
 // are always read. A line longer than Options.MaxMessageBytes is refused
 // with a JSON-RPC error (code -32600) and skipped.
 //
+// A program that serves stdout should catch SIGPIPE (signal.Notify), as
+// cmd/mcp-tools does: otherwise the first write to a closed stdout kills the
+// process before any of this can happen.
+//
 // mcp-go keeps one process-wide stdio session, so only one ServeStdio may run
 // in a process at a time.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {

@@ -148,10 +148,21 @@ type rawChild struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Reader
+	outRaw io.ReadCloser
 	stderr *syncBuffer
 }
 
 func startRaw(t *testing.T, env ...string) *rawChild {
+	t.Helper()
+	r := startRawUninitialized(t, env...)
+	r.send(t, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	r.read(t)
+	r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return r
+}
+
+// startRawUninitialized starts the stdio child and sends nothing.
+func startRawUninitialized(t *testing.T, env ...string) *rawChild {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), childEnv+"=1", "MCP_TOOLS_TEST_LOG_LEVEL=warn"), env...)
@@ -163,7 +174,7 @@ func startRaw(t *testing.T, env ...string) *rawChild {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rawChild{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), stderr: &syncBuffer{}}
+	r := &rawChild{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), outRaw: out, stderr: &syncBuffer{}}
 	cmd.Stderr = r.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -179,9 +190,6 @@ func startRaw(t *testing.T, env ...string) *rawChild {
 			<-done
 		}
 	})
-	r.send(t, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-	r.read(t)
-	r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return r
 }
 

@@ -1,0 +1,179 @@
+package server_test
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestStdioFrameRules: every message is read strictly before mcp-go sees
+// it, and a refused one gets a JSON-RPC error at once, naming its id when
+// it has a readable one; the session goes on.
+func TestStdioFrameRules(t *testing.T) {
+	r := startRaw(t)
+	tests := []struct {
+		name   string
+		line   string
+		wantID any // nil: the error names no id
+		code   int
+		msg    string
+	}{
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, nil, -32600, "not null"},
+		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, nil, -32600, "not an object"},
+		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, nil, -32600, "not a boolean"},
+		{"upper-case member", `{"jsonrpc":"2.0","id":3,"METHOD":"tools/list"}`, float64(3), -32600, `"METHOD"`},
+		{"duplicate member", `{"jsonrpc":"2.0","id":4,"method":"ping","method":"tools/list"}`, float64(4), -32600, "duplicate member name /method"},
+		{"duplicate in arguments", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a","text":"b"}}}`, float64(5), -32600, "duplicate member name"},
+		{"case variant in params", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"NAME":"echo","arguments":{"text":"a"}}}`, float64(6), -32600, `"NAME"`},
+		{"case variant in _meta", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"},"_meta":{"PROGRESSTOKEN":1}}}`, float64(7), -32600, `"PROGRESSTOKEN"`},
+		{"params not an object", `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":[1]}`, float64(8), -32600, "params must be an object"},
+		{"wrong version", `{"jsonrpc":"1.0","id":9,"method":"ping"}`, float64(9), -32600, `"2.0"`},
+		{"batch", `[{"jsonrpc":"2.0","id":10,"method":"ping"}]`, nil, -32600, "batches are not supported"},
+		{"not JSON", `{"jsonrpc":"2.0","id":11,`, float64(11), -32700, "parse error"},
+		{"not JSON at all", `hello`, nil, -32700, "parse error"},
+		{"two values", `{"jsonrpc":"2.0","id":12,"method":"ping"} {}`, float64(12), -32700, "more than one"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r.send(t, tt.line)
+			m := r.read(t)
+			if m.Error == nil {
+				t.Fatalf("got %+v, want error %d", m, tt.code)
+			}
+			if m.Error.Code != tt.code || !strings.Contains(m.Error.Message, tt.msg) {
+				t.Errorf("got error %d %q, want %d containing %q", m.Error.Code, m.Error.Message, tt.code, tt.msg)
+			}
+			if m.ID != tt.wantID {
+				t.Errorf("got id %v, want %v", m.ID, tt.wantID)
+			}
+		})
+	}
+	// The session is unharmed.
+	r.send(t, `{"jsonrpc":"2.0","id":"after","method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}`)
+	if m := r.read(t); m.ID != "after" || !strings.Contains(string(m.Result), "still here") {
+		t.Errorf("call after refusals = %+v", m)
+	}
+}
+
+// TestStdioRequestsBeforeInitialize: only initialize and ping are served
+// before initialize.
+func TestStdioRequestsBeforeInitialize(t *testing.T) {
+	r := startRawUninitialized(t)
+	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"early"}}}`)
+	m := r.read(t)
+	if m.Error == nil || m.Error.Code != -32600 || !strings.Contains(m.Error.Message, "send initialize") {
+		t.Fatalf("tools/call before initialize = %+v, want a -32600 error asking for initialize", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if m := r.read(t); m.ID != float64(2) || m.Error != nil {
+		t.Fatalf("ping before initialize = %+v, want a reply", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m := r.read(t); m.ID != float64(3) || m.Error != nil {
+		t.Fatalf("initialize = %+v", m)
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"now"}}}`)
+	if m := r.read(t); m.ID != float64(4) || !strings.Contains(string(m.Result), "now") {
+		t.Fatalf("tools/call after initialize = %+v", m)
+	}
+}
+
+// TestStdioFloodGetsBusyAndPingsStillAnswered: past the bound on
+// outstanding calls, a call is refused at once with "server busy", and
+// pings and cancellations are still read and answered; a cancelled call
+// frees its place.
+func TestStdioFloodGetsBusyAndPingsStillAnswered(t *testing.T) {
+	const bound, flood = 8, 40
+	r := startRaw(t, fmt.Sprintf("MCP_TOOLS_TEST_MAX_QUEUED=%d", bound), "MCP_TOOLS_TEST_MAX_IN_FLIGHT=2")
+	for i := range flood {
+		r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":60000}}}`, i))
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+	busy := 0
+	for pinged := false; !pinged || busy < flood-bound; {
+		m := r.read(t)
+		switch {
+		case m.ID == "ping":
+			pinged = true
+		case m.Error != nil && m.Error.Code == -32000 && strings.Contains(m.Error.Message, "server busy"):
+			busy++
+		default:
+			t.Fatalf("unexpected message %+v", m)
+		}
+	}
+	if busy != flood-bound {
+		t.Errorf("got %d busy refusals, want %d", busy, flood-bound)
+	}
+	// Cancelling one outstanding call frees a place for a new one: it is
+	// accepted (it waits for a worker), not refused; the next is refused.
+	r.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}`)
+	r.send(t, `{"jsonrpc":"2.0","id":"new","method":"tools/call","params":{"name":"echo","arguments":{"text":"room again"}}}`)
+	r.send(t, `{"jsonrpc":"2.0","id":"one-too-many","method":"tools/call","params":{"name":"echo","arguments":{"text":"no room"}}}`)
+	r.send(t, `{"jsonrpc":"2.0","id":"ping2","method":"ping"}`)
+	refused := map[any]bool{}
+	for {
+		m := r.read(t)
+		if m.ID == "ping2" {
+			break
+		}
+		if m.Error != nil {
+			refused[m.ID] = true
+		}
+	}
+	if refused["new"] || !refused["one-too-many"] {
+		t.Errorf("after one cancellation, refused = %v; want only one-too-many refused", refused)
+	}
+}
+
+// TestStdioClosedStdoutEndsTheSession: when the client closes its end of
+// stdout, the next write fails (no SIGPIPE death): calls are cancelled and
+// the server exits 0.
+func TestStdioClosedStdoutEndsTheSession(t *testing.T) {
+	r := startRaw(t)
+	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":60000}}}`)
+	r.outRaw.Close()
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	done := make(chan error, 1)
+	go func() { done <- r.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("server exit = %v, want status 0 (stderr: %s)", err, r.stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("server still running 20s after its stdout closed (stderr: %s)", r.stderr.String())
+	}
+	if !strings.Contains(r.stderr.String(), "stdout is closed") {
+		t.Errorf("stderr does not say why the session ended: %s", r.stderr.String())
+	}
+}
+
+// TestStdioSIGTERMExitsAfterGrace: with a 1s grace, SIGTERM ends a server
+// whose call would run a minute long after the grace, not after the call.
+func TestStdioSIGTERMExitsAfterGrace(t *testing.T) {
+	r := startRaw(t, "MCP_TOOLS_TEST_GRACE=1s")
+	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":60000}}}`)
+	time.Sleep(100 * time.Millisecond)
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	m := r.read(t)
+	if m.ID != float64(1) || !strings.Contains(string(m.Result), `"cancelled"`) {
+		t.Errorf("call at shutdown = %+v, want a cancelled result", m)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 0) {
+			t.Fatalf("exit = %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("server still running 20s after SIGTERM with a 1s grace")
+	}
+}
