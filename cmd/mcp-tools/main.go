@@ -31,8 +31,12 @@ func main() {
 	// inherited by tool processes.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// As PID 1 of a container, or as a child subreaper, reap the orphans
+	// that tool processes leave behind.
+	stopReaper := startReaper(ctx)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	stopReaper()
 	os.Exit(code)
 }
 
