@@ -301,3 +301,301 @@ func TestHTTPShutdownAnswersEveryAcceptedCall(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPSessionsBounded: past Options.MaxSessions a new session is
+// refused with 503, a JSON-RPC error and Retry-After; a session that ends
+// frees its place, and the server keeps nothing for it.
+func TestHTTPSessionsBounded(t *testing.T) {
+	t.Parallel()
+	checkBusy := func(t *testing.T, resp *http.Response) {
+		t.Helper()
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("status %d, want 503", resp.StatusCode)
+		}
+		if resp.Header.Get("Retry-After") == "" {
+			t.Error("no Retry-After header on the 503")
+		}
+		e := readRPCError(t, resp)
+		if e.Error.Code != -32000 || !strings.Contains(e.Error.Message, "--max-sessions") {
+			t.Errorf("error = %d %q, want -32000 naming --max-sessions", e.Error.Code, e.Error.Message)
+		}
+	}
+
+	t.Run("streamable HTTP", func(t *testing.T) {
+		t.Parallel()
+		url := startHTTP(t, server.TransportHTTP, server.Options{MaxSessions: 3})
+		ids := []string{openSession(t, url), openSession(t, url), openSession(t, url)}
+		checkBusy(t, rawPost(t, url+"/mcp", initBody, nil))
+
+		if got := deleteSession(t, url, ids[0]); got != http.StatusOK {
+			t.Fatalf("DELETE: status %d, want 200", got)
+		}
+		if got := pingStatus(t, url, ids[0]); got != http.StatusNotFound {
+			t.Errorf("ping on the deleted session: status %d, want 404", got)
+		}
+		if got := deleteSession(t, url, ids[0]); got != http.StatusNotFound {
+			t.Errorf("second DELETE of the session: status %d, want 404", got)
+		}
+		for _, id := range ids[1:] {
+			if got := pingStatus(t, url, id); got != http.StatusOK {
+				t.Errorf("ping on a live session: status %d, want 200", got)
+			}
+		}
+		// The deleted session's place is free, and only its place.
+		openSession(t, url)
+		checkBusy(t, rawPost(t, url+"/mcp", initBody, nil))
+	})
+
+	t.Run("legacy SSE", func(t *testing.T) {
+		t.Parallel()
+		url := startHTTP(t, server.TransportSSE, server.Options{MaxSessions: 3})
+		var streams []*http.Response
+		for range 3 {
+			resp, endpoint := openSSE(t, url, nil)
+			if endpoint == "" {
+				t.Fatalf("GET /sse: status %d, want 200 and an endpoint", resp.StatusCode)
+			}
+			streams = append(streams, resp)
+		}
+		resp, _ := openSSE(t, url, nil)
+		checkBusy(t, resp)
+
+		streams[0].Body.Close() // the client goes away: its session ends
+		waitUntil(t, 10*time.Second, func() bool {
+			resp, _ := openSSE(t, url, nil)
+			defer resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		}, "a closed SSE stream frees its place")
+		// The place just taken is held until its stream closes (at the
+		// end of the poll above), then the bound holds again.
+		waitUntil(t, 10*time.Second, func() bool {
+			resp, _ := openSSE(t, url, nil)
+			defer resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		}, "the polling stream's place is free again")
+		held, endpoint := openSSE(t, url, nil)
+		if endpoint == "" {
+			t.Fatalf("GET /sse: status %d, want 200", held.StatusCode)
+		}
+		resp, _ = openSSE(t, url, nil)
+		checkBusy(t, resp)
+	})
+}
+
+// TestHTTPIdleSessionsEnd: a session unused for longer than
+// Options.SessionIdleTimeout is gone and its place is free; a session in
+// use stays.
+func TestHTTPIdleSessionsEnd(t *testing.T) {
+	t.Parallel()
+	url := startHTTP(t, server.TransportHTTP, server.Options{SessionIdleTimeout: time.Second, MaxSessions: 2})
+	idle, busy := openSession(t, url), openSession(t, url)
+	if resp := rawPost(t, url+"/mcp", initBody, nil); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("third initialize with two sessions open: status %d, want 503", resp.StatusCode)
+	}
+	// Three seconds, in which only the busy session is used.
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		if got := pingStatus(t, url, busy); got != http.StatusOK {
+			t.Fatalf("ping on the busy session: status %d, want 200", got)
+		}
+	}
+	if got := pingStatus(t, url, idle); got != http.StatusNotFound {
+		t.Errorf("ping on the idle session after 3s: status %d, want 404", got)
+	}
+	if got := pingStatus(t, url, busy); got != http.StatusOK {
+		t.Errorf("ping on the busy session: status %d, want 200", got)
+	}
+	openSession(t, url) // the idle session's place is free
+}
+
+// TestHTTPSessionIDRequired: after initialize, a request without its
+// session id is a bad request (400), not an unknown session (404); a
+// request of protocol 2026-07-28, which has no sessions, is served.
+func TestHTTPSessionIDRequired(t *testing.T) {
+	t.Parallel()
+	url := startHTTP(t, server.TransportHTTP, server.Options{})
+	openSession(t, url)
+	for _, body := range []string{
+		pingBody,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`,
+	} {
+		resp := rawPost(t, url+"/mcp", body, nil)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s without a session id: status %d, want 400", body, resp.StatusCode)
+			continue
+		}
+		e := readRPCError(t, resp)
+		if e.Error.Code != -32600 || string(e.ID) != "7" || !strings.Contains(e.Error.Message, "Mcp-Session-Id") {
+			t.Errorf("error = id %s code %d %q, want id 7, -32600 naming Mcp-Session-Id", e.ID, e.Error.Code, e.Error.Message)
+		}
+	}
+	res := modernPost(t, url, map[string]any{"name": "echo", "arguments": map[string]any{"text": "sessionless"}})
+	content, _ := res["content"].([]any)
+	if len(content) != 1 || res["isError"] == true {
+		t.Fatalf("2026-07-28 call = %v, want one content item", res)
+	}
+	if text, _ := content[0].(map[string]any)["text"].(string); text != "sessionless" {
+		t.Errorf("2026-07-28 call text = %q, want %q", text, "sessionless")
+	}
+}
+
+// TestHTTPStrictFrames: a message that is not one unambiguous JSON-RPC
+// object is refused with 400 and a JSON-RPC error before mcp-go reads it,
+// on both HTTP transports, even on a valid session.
+func TestHTTPStrictFrames(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body string
+		code int
+	}{
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, -32600},
+		{"object id", `{"jsonrpc":"2.0","id":{"n":1},"method":"ping"}`, -32600},
+		{"array id", `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, -32600},
+		{"METHOD", `{"jsonrpc":"2.0","id":1,"METHOD":"ping"}`, -32600},
+		{"Id", `{"jsonrpc":"2.0","Id":1,"method":"ping"}`, -32600},
+		{"duplicate method", `{"jsonrpc":"2.0","id":1,"method":"ping","method":"ping"}`, -32600},
+		{"duplicate tool name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","name":"boom","arguments":{}}}`, -32600},
+		{"Name in params", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"Name":"echo","arguments":{}}}`, -32600},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, -32600},
+		{"not an object", `"ping"`, -32600},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":1,"method":"ping"}`, -32600},
+		{"not JSON", `{"jsonrpc":"2.0","id":1,`, -32700},
+		{"two values", `{"jsonrpc":"2.0","id":1,"method":"ping"} {}`, -32700},
+	}
+	transports := []struct {
+		name string
+		// open returns where to post, the headers, and the status of a
+		// valid ping there.
+		open func(t *testing.T) (endpoint string, headers map[string]string, ok int)
+	}{
+		{"streamable HTTP", func(t *testing.T) (string, map[string]string, int) {
+			url := startHTTP(t, server.TransportHTTP, server.Options{})
+			return url + "/mcp", map[string]string{"Mcp-Session-Id": openSession(t, url)}, http.StatusOK
+		}},
+		{"legacy SSE", func(t *testing.T) (string, map[string]string, int) {
+			url := startHTTP(t, server.TransportSSE, server.Options{})
+			_, endpoint := openSSE(t, url, nil)
+			return endpoint, nil, http.StatusAccepted
+		}},
+	}
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			t.Parallel()
+			endpoint, headers, ok := tr.open(t)
+			if got := rawPost(t, endpoint, pingBody, headers).StatusCode; got != ok {
+				t.Fatalf("valid ping: status %d, want %d", got, ok)
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					resp := rawPost(t, endpoint, tt.body, headers)
+					if resp.StatusCode != http.StatusBadRequest {
+						b, _ := io.ReadAll(resp.Body)
+						t.Fatalf("status %d (%s), want 400", resp.StatusCode, b)
+					}
+					if e := readRPCError(t, resp); e.Error.Code != tt.code {
+						t.Errorf("error code %d (%q), want %d", e.Error.Code, e.Error.Message, tt.code)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestHTTPCORS: an allowed browser origin gets its preflight answered and
+// its responses marked for it (the origin echoed, never a wildcard, and
+// Mcp-Session-Id readable); any other origin gets 403, on every endpoint.
+func TestHTTPCORS(t *testing.T) {
+	t.Parallel()
+	const app, evil = "https://app.example", "https://evil.example"
+	opts := server.Options{AllowedOrigins: []string{app}}
+	httpURL := startHTTP(t, server.TransportHTTP, opts)
+	sseURL := startHTTP(t, server.TransportSSE, opts)
+	_, message := openSSE(t, sseURL, nil)
+
+	checkAllowed := func(t *testing.T, resp *http.Response) {
+		t.Helper()
+		if got := resp.Header.Values("Access-Control-Allow-Origin"); len(got) != 1 || got[0] != app {
+			t.Errorf("Access-Control-Allow-Origin = %q, want exactly [%q]", got, app)
+		}
+	}
+	hasToken := func(list, token string) bool {
+		for _, v := range strings.Split(list, ",") {
+			if strings.EqualFold(strings.TrimSpace(v), token) {
+				return true
+			}
+		}
+		return false
+	}
+
+	t.Run("preflight", func(t *testing.T) {
+		for _, url := range []string{httpURL + "/mcp", sseURL + "/sse", message} {
+			resp := do(t, http.MethodOptions, url, "", map[string]string{
+				"Origin":                         app,
+				"Access-Control-Request-Method":  http.MethodPost,
+				"Access-Control-Request-Headers": "content-type, mcp-session-id",
+			})
+			if resp.StatusCode != http.StatusNoContent {
+				t.Errorf("OPTIONS %s: status %d, want 204", url, resp.StatusCode)
+				continue
+			}
+			checkAllowed(t, resp)
+			if h := resp.Header.Get("Access-Control-Allow-Headers"); !hasToken(h, "Mcp-Session-Id") || !hasToken(h, "Content-Type") {
+				t.Errorf("OPTIONS %s: Access-Control-Allow-Headers = %q, want Mcp-Session-Id and Content-Type", url, h)
+			}
+			if m := resp.Header.Get("Access-Control-Allow-Methods"); !hasToken(m, http.MethodPost) {
+				t.Errorf("OPTIONS %s: Access-Control-Allow-Methods = %q, want POST", url, m)
+			}
+		}
+	})
+
+	t.Run("allowed origin", func(t *testing.T) {
+		resp := rawPost(t, httpURL+"/mcp", initBody, map[string]string{"Origin": app})
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize from %s: status %d, want 200 with a session", app, resp.StatusCode)
+		}
+		checkAllowed(t, resp)
+		if h := resp.Header.Get("Access-Control-Expose-Headers"); !hasToken(h, "Mcp-Session-Id") {
+			t.Errorf("Access-Control-Expose-Headers = %q, want Mcp-Session-Id", h)
+		}
+
+		stream, endpoint := openSSE(t, sseURL, map[string]string{"Origin": app})
+		if endpoint == "" {
+			t.Fatalf("GET /sse from %s: status %d, want 200", app, stream.StatusCode)
+		}
+		checkAllowed(t, stream)
+		resp = rawPost(t, endpoint, pingBody, map[string]string{"Origin": app})
+		if resp.StatusCode != http.StatusAccepted {
+			t.Errorf("POST /message from %s: status %d, want 202", app, resp.StatusCode)
+		}
+		checkAllowed(t, resp)
+	})
+
+	t.Run("foreign origin", func(t *testing.T) {
+		id := openSession(t, httpURL)
+		requests := []struct {
+			method, url, body string
+			headers           map[string]string
+		}{
+			{http.MethodOptions, httpURL + "/mcp", "", map[string]string{"Access-Control-Request-Method": "POST"}},
+			{http.MethodPost, httpURL + "/mcp", initBody, nil},
+			{http.MethodPost, httpURL + "/mcp", pingBody, map[string]string{"Mcp-Session-Id": id}},
+			{http.MethodOptions, sseURL + "/sse", "", map[string]string{"Access-Control-Request-Method": "GET"}},
+			{http.MethodGet, sseURL + "/sse", "", nil},
+			{http.MethodOptions, message, "", map[string]string{"Access-Control-Request-Method": "POST"}},
+			{http.MethodPost, message, pingBody, nil},
+		}
+		for _, r := range requests {
+			h := map[string]string{"Origin": evil}
+			for k, v := range r.headers {
+				h[k] = v
+			}
+			resp := do(t, r.method, r.url, r.body, h)
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("%s %s from %s: status %d, want 403", r.method, r.url, evil, resp.StatusCode)
+			}
+			if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" {
+				t.Errorf("%s %s from %s: Access-Control-Allow-Origin = %q, want none", r.method, r.url, evil, got)
+			}
+		}
+	})
+}
