@@ -97,6 +97,10 @@ func helper(mode string) int {
 		}
 		c.Call(context.Background(), json.RawMessage(`{"input":""}`))
 		return 1
+	case "fault":
+		var req struct{ Input string }
+		json.Unmarshal(in, &req)
+		return fault(req.Input, reply)
 	case "pwd":
 		wd, _ := os.Getwd()
 		reply(map[string]any{"success": true, "output": wd})
