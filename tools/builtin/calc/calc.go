@@ -2,7 +2,9 @@
 // github.com/Knetic/govaluate, restricted to numbers, operators, parentheses,
 // comparisons and an allow-list of math functions.
 //
-// The expression's length and nesting depth are checked BEFORE it is parsed:
+// The expression's length and nesting depth are checked BEFORE it is parsed
+// (the tool's input schema is the shared plain one, which has no maxLength,
+// so the tool enforces Config.MaxLength itself, first of all):
 // govaluate parses by recursion, and a deep enough input would overflow the
 // goroutine stack, which no recover() catches and which kills the process.
 package calc
@@ -19,6 +21,7 @@ import (
 	"github.com/Knetic/govaluate"
 
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
 
 // Defaults for Config's zero values.
@@ -134,7 +137,7 @@ func evaluate(expr string) (result any, err error) {
 	}()
 	e, err := govaluate.NewEvaluableExpressionWithFunctions(expr, functions)
 	if err != nil {
-		msg := err.Error()
+		msg := schema.Clip(err.Error(), 3*schema.MaxQuoted/2) // it may quote the input
 		if strings.Contains(msg, "Undefined function") {
 			msg += "; the functions are " + strings.Join(functionNames(), ", ")
 		}
@@ -145,7 +148,7 @@ func evaluate(expr string) (result any, err error) {
 	}
 	v, err := e.Evaluate(constants)
 	if err != nil {
-		return nil, tools.InvalidArgs("cannot evaluate the expression: %s", err)
+		return nil, tools.InvalidArgs("cannot evaluate the expression: %s", schema.Clip(err.Error(), 3*schema.MaxQuoted/2))
 	}
 	switch v := v.(type) {
 	case bool:
@@ -183,26 +186,26 @@ func checkTokens(tokens []govaluate.ExpressionToken) error {
 			// FUNCTION tokens exist only for names in the functions map.
 		case govaluate.VARIABLE:
 			if _, ok := constants[fmt.Sprint(t.Value)]; !ok {
-				return tools.InvalidArgs("unknown name %q: variables are not supported; the constants are pi and e, the functions %s", fmt.Sprint(t.Value), strings.Join(functionNames(), ", "))
+				return tools.InvalidArgs("unknown name %s: variables are not supported; the constants are pi and e, the functions %s", schema.Quote(fmt.Sprint(t.Value)), strings.Join(functionNames(), ", "))
 			}
 		case govaluate.MODIFIER:
 			if !oneOf(t.Value, "+", "-", "*", "/", "%", "**") {
-				return tools.InvalidArgs("operator %q is not supported; use + - * / %% **", fmt.Sprint(t.Value))
+				return tools.InvalidArgs("operator %s is not supported; use + - * / %% **", schema.Quote(fmt.Sprint(t.Value)))
 			}
 		case govaluate.COMPARATOR:
 			if !oneOf(t.Value, "==", "!=", ">", ">=", "<", "<=") {
-				return tools.InvalidArgs("operator %q is not supported; the comparisons are == != < <= > >=", fmt.Sprint(t.Value))
+				return tools.InvalidArgs("operator %s is not supported; the comparisons are == != < <= > >=", schema.Quote(fmt.Sprint(t.Value)))
 			}
 		case govaluate.PREFIX:
 			if !oneOf(t.Value, "-") {
-				return tools.InvalidArgs("prefix operator %q is not supported; only - (negation) is", fmt.Sprint(t.Value))
+				return tools.InvalidArgs("prefix operator %s is not supported; only - (negation) is", schema.Quote(fmt.Sprint(t.Value)))
 			}
 		case govaluate.STRING, govaluate.TIME, govaluate.PATTERN:
-			return tools.InvalidArgs("strings are not supported: the calculator takes numbers only (found %q)", fmt.Sprint(t.Value))
+			return tools.InvalidArgs("strings are not supported: the calculator takes numbers only (found %s)", schema.Quote(fmt.Sprint(t.Value)))
 		case govaluate.BOOLEAN:
 			return tools.InvalidArgs("true and false are not accepted as input; compare numbers instead")
 		default:
-			return tools.InvalidArgs("%s %q is not supported: use numbers, + - * / %% **, parentheses, comparisons and the listed functions", strings.ToLower(t.Kind.String()), fmt.Sprint(t.Value))
+			return tools.InvalidArgs("%s %s is not supported: use numbers, + - * / %% **, parentheses, comparisons and the listed functions", strings.ToLower(t.Kind.String()), schema.Quote(fmt.Sprint(t.Value)))
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/builtin/calc"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 	"github.com/mcp-tools/mcp-tools/tools/toolstest"
 )
 
@@ -171,4 +172,34 @@ func FuzzCalculator(f *testing.F) {
 			t.Fatalf("Eval(%q) = %s", expr, s)
 		}
 	})
+}
+
+// TestLongInputNotEchoed: the plain schema has no maxLength, so the tool
+// itself refuses a 1 MiB expression, and no error carries more than
+// schema.MaxQuoted bytes of the input back to the model.
+func TestLongInputNotEchoed(t *testing.T) {
+	long := strings.Repeat("x", 1000)
+	tests := []struct {
+		name, expr, want string
+	}{
+		{"1 MiB", strings.Repeat("1", 1<<20), "1048576 characters long; the limit is 1024"},
+		{"1 MiB of spaces", strings.Repeat(" ", 1<<20), "empty"},
+		{"long unknown name", long, "unknown name \"xxx"},
+		{"long unknown function", long + "(1)", "cannot parse the expression"},
+		{"long parse error", "1 + " + long + " +", "cannot parse the expression"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, tt.expr)
+			if r.Err == nil || r.Err.Kind != tools.KindInvalidArguments || !strings.Contains(r.Err.Message, tt.want) {
+				t.Fatalf("got %q %v, want an invalid-arguments error containing %q", r.Text, r.Err, tt.want)
+			}
+			if n := len([]rune(r.Err.Message)); n >= 500 {
+				t.Errorf("error is %d characters, want fewer than 500: %.300s", n, r.Err.Message)
+			}
+			if strings.Contains(r.Err.Message, strings.Repeat("x", schema.MaxQuoted+1)) {
+				t.Errorf("error quotes more than %d bytes of the input: %.300s", schema.MaxQuoted, r.Err.Message)
+			}
+		})
+	}
 }

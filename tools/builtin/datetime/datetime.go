@@ -12,6 +12,10 @@
 //
 // Dates are YYYY-MM-DD; instants are RFC 3339. The time zone database is
 // embedded (time/tzdata), so zones work on machines without one.
+//
+// The tool's input schema is the shared plain one, which has no maxLength:
+// the tool refuses a command longer than Config.MaxLength before reading
+// it, and its errors quote at most schema.MaxQuoted bytes of it.
 package datetime
 
 import (
@@ -25,6 +29,7 @@ import (
 	_ "time/tzdata" // zones everywhere, even without a system database
 
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
 
 // Defaults for Config's zero values.
@@ -186,18 +191,18 @@ func evalExpr(expr string, now time.Time, loc *time.Location, maxAmount int) (ti
 		} else if i, err := time.Parse(time.RFC3339, base); err == nil {
 			t = i
 		} else {
-			return time.Time{}, false, tools.InvalidArgs("cannot read %q: use one of: %s", expr, usage)
+			return time.Time{}, false, tools.InvalidArgs("cannot read %s: use one of: %s", schema.Quote(expr), usage)
 		}
 	}
 	for rest = strings.TrimSpace(rest); rest != ""; {
 		loc := termRE.FindStringSubmatchIndex(rest)
 		if loc == nil || loc[0] != 0 {
-			return time.Time{}, false, tools.InvalidArgs("cannot read %q in %q: write terms like + 5 days or - 2 hours", rest, expr)
+			return time.Time{}, false, tools.InvalidArgs("cannot read %s in %s: write terms like + 5 days or - 2 hours", schema.Quote(rest), schema.Quote(expr))
 		}
 		m := termRE.FindStringSubmatch(rest)
 		n, err := strconv.Atoi(m[2])
 		if err != nil || n > maxAmount {
-			return time.Time{}, false, tools.InvalidArgs("%q is too large: at most %d per term", m[2], maxAmount)
+			return time.Time{}, false, tools.InvalidArgs("%s is too large: at most %d per term", schema.Quote(m[2]), maxAmount)
 		}
 		if m[1] == "-" {
 			n = -n
@@ -233,7 +238,7 @@ func parseDate(s string, now time.Time) (time.Time, error) {
 	if i, err := time.Parse(time.RFC3339, s); err == nil {
 		return time.Date(i.Year(), i.Month(), i.Day(), 0, 0, 0, 0, time.UTC), nil
 	}
-	return time.Time{}, tools.InvalidArgs("cannot read the date %q: write YYYY-MM-DD (like 2024-07-04), an RFC 3339 instant, or today", s)
+	return time.Time{}, tools.InvalidArgs("cannot read the date %s: write YYYY-MM-DD (like 2024-07-04), an RFC 3339 instant, or today", schema.Quote(s))
 }
 
 func loadZone(name string) (*time.Location, error) {
@@ -245,7 +250,7 @@ func loadZone(name string) (*time.Location, error) {
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, tools.InvalidArgs("unknown time zone %q: use an IANA name like America/New_York, Europe/Paris, Asia/Tokyo or UTC", name)
+		return nil, tools.InvalidArgs("unknown time zone %s: use an IANA name like America/New_York, Europe/Paris, Asia/Tokyo or UTC", schema.Quote(name))
 	}
 	return loc, nil
 }

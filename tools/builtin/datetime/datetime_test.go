@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/builtin/datetime"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 	"github.com/mcp-tools/mcp-tools/tools/toolstest"
 )
 
@@ -133,4 +134,40 @@ func FuzzDatetime(f *testing.F) {
 			t.Fatalf("Run(%q) succeeded with no text", in)
 		}
 	})
+}
+
+// TestLongInputNotEchoed: the plain schema has no maxLength, so the tool
+// itself refuses a 1 MiB command, and no error carries more than
+// schema.MaxQuoted bytes of the input back to the model.
+func TestLongInputNotEchoed(t *testing.T) {
+	tool := datetime.New(datetime.Config{Now: func() time.Time { return clock }})
+	long := strings.Repeat("x", 250)
+	tests := []struct {
+		name, in, want string
+		maxLen         int // characters
+	}{
+		{"1 MiB", strings.Repeat("x", 1<<20), "1048576 characters long; the limit is 256", 500},
+		{"long unreadable command", long, `cannot read "xxx`, 700},
+		{"long zone", "now in " + long[:240], `unknown time zone "xxx`, 500},
+		{"long date", "weekday of " + long[:240], `cannot read the date "xxx`, 500},
+		{"long term", "2024-01-01 + 1 day " + long[:230], `cannot read "xxx`, 700},
+		{"long amount", "2024-01-01 + " + strings.Repeat("9", 230) + " days", `"999`, 500},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, _ := json.Marshal(map[string]string{"input": tt.in})
+			r := tools.Outcome(tool.Call(context.Background(), args))
+			if r.Err == nil || r.Err.Kind != tools.KindInvalidArguments || !strings.Contains(r.Err.Message, tt.want) {
+				t.Fatalf("got %q %v, want an invalid-arguments error containing %q", r.Text, r.Err, tt.want)
+			}
+			if n := len([]rune(r.Err.Message)); n >= tt.maxLen {
+				t.Errorf("error is %d characters, want fewer than %d: %.300s", n, tt.maxLen, r.Err.Message)
+			}
+			for _, c := range []string{"x", "9"} {
+				if strings.Contains(r.Err.Message, strings.Repeat(c, schema.MaxQuoted+1)) {
+					t.Errorf("error quotes more than %d bytes of the input: %.300s", schema.MaxQuoted, r.Err.Message)
+				}
+			}
+		})
+	}
 }
