@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -596,6 +597,134 @@ func TestHTTPCORS(t *testing.T) {
 			if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" {
 				t.Errorf("%s %s from %s: Access-Control-Allow-Origin = %q, want none", r.method, r.url, evil, got)
 			}
+		}
+	})
+}
+
+// TestHTTPSlowAndIdleConnections: a client that trickles its body is cut
+// off after Options.HTTPReadTimeout, while a long call and an SSE stream
+// are not; a keep-alive connection idle past Options.HTTPIdleTimeout is
+// closed by the server.
+func TestHTTPSlowAndIdleConnections(t *testing.T) {
+	t.Parallel()
+	const readTimeout = 500 * time.Millisecond
+
+	t.Run("trickled body", func(t *testing.T) {
+		t.Parallel()
+		url := startHTTP(t, server.TransportHTTP, server.Options{HTTPReadTimeout: readTimeout})
+		id := openSession(t, url)
+
+		// A long call on another connection, running while the slow
+		// client is cut off.
+		c := httpClient(t, url, nil)
+		long := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			res, err := callTool(t, c, "sleep", map[string]any{"millis": 1500})
+			if err != nil {
+				t.Errorf("long call: %v", err)
+			}
+			long <- res
+		}()
+
+		conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
+			"Accept: application/json, text/event-stream\r\nMcp-Session-Id: %s\r\nContent-Length: 1000\r\n\r\n{",
+			strings.TrimPrefix(url, "http://"), id)
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			tick := time.NewTicker(200 * time.Millisecond)
+			defer tick.Stop()
+			for range 999 {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+				if _, err := conn.Write([]byte(" ")); err != nil {
+					return // cut off
+				}
+			}
+		}()
+		// Bounded wait: twenty times the read timeout.
+		_ = conn.SetReadDeadline(time.Now().Add(20 * readTimeout))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		var ne net.Error
+		switch {
+		case errors.As(err, &ne) && ne.Timeout():
+			t.Fatalf("the trickling client was not cut off within %s (read timeout %s)", 20*readTimeout, readTimeout)
+		case err != nil:
+			// The connection was closed without a response: also a cut.
+		case resp.StatusCode != http.StatusRequestTimeout:
+			t.Fatalf("trickled body: status %d, want 408", resp.StatusCode)
+		default:
+			if e := readRPCError(t, resp); e.Error.Code != -32600 {
+				t.Errorf("408 error code %d (%q), want -32600", e.Error.Code, e.Error.Message)
+			}
+		}
+
+		select {
+		case res := <-long:
+			if res == nil || res.IsError || resultText(res) != "slept" {
+				t.Errorf("long call = %v, want \"slept\"", res)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatal("the long call never answered")
+		}
+	})
+
+	t.Run("long SSE stream", func(t *testing.T) {
+		t.Parallel()
+		url := startHTTP(t, server.TransportSSE, server.Options{HTTPReadTimeout: readTimeout})
+		c := sseClient(t, url, nil)
+		// The stream stays open three times the read timeout, and the
+		// answer comes on it at the end.
+		res := mustCall(t, c, "sleep", map[string]any{"millis": int(3 * readTimeout / time.Millisecond)})
+		if res.IsError || resultText(res) != "slept" {
+			t.Errorf("call over an SSE stream older than the read timeout = %q, want \"slept\"", resultText(res))
+		}
+		if res := mustCall(t, c, "echo", map[string]any{"text": "still open"}); resultText(res) != "still open" {
+			t.Errorf("next call on the stream = %q, want \"still open\"", resultText(res))
+		}
+	})
+
+	t.Run("idle keep-alive", func(t *testing.T) {
+		t.Parallel()
+		url := startHTTP(t, server.TransportHTTP, server.Options{HTTPIdleTimeout: 500 * time.Millisecond})
+		conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
+			"Accept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s",
+			strings.TrimPrefix(url, "http://"), len(initBody), initBody)
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		br := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("initialize response: %v", err)
+		}
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			t.Fatalf("initialize body: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Close {
+			t.Fatalf("initialize: status %d, close %v; want 200 on a kept-alive connection", resp.StatusCode, resp.Close)
+		}
+		// Idle now: the server must close its end (a bounded wait, many
+		// times the idle timeout).
+		n, err := br.Read(make([]byte, 1))
+		var ne net.Error
+		switch {
+		case errors.As(err, &ne) && ne.Timeout():
+			t.Fatal("the idle keep-alive connection was not closed by the server within 10s")
+		case n > 0 || !errors.Is(err, io.EOF):
+			t.Errorf("read on the idle connection = %d bytes, %v; want EOF", n, err)
 		}
 	})
 }
