@@ -215,6 +215,15 @@ func (c *checker) expand(path string, s *string) {
 	})
 }
 
+// checkSet reports every ${VAR} of s that is not set, leaving s as it is.
+func (c *checker) checkSet(path, s string) {
+	for _, ref := range envRef.FindAllString(s, -1) {
+		if _, ok := c.env(ref[2 : len(ref)-1]); !ok {
+			c.add(path, "environment variable %s is not set", ref[2:len(ref)-1])
+		}
+	}
+}
+
 func (c *checker) check() {
 	f := c.f
 	s := f.Server
@@ -286,8 +295,11 @@ func (c *checker) check() {
 		if t.Process != nil {
 			kinds++
 			c.duration(path+".process.timeout", t.Process.Timeout)
+			// The ${VAR} references stay in the command: remote expands
+			// them when it starts the process, so logs show the argv as
+			// written, never a secret it expands to.
 			for j := range t.Process.Command {
-				c.expand(fmt.Sprintf("%s.process.command[%d]", path, j), &t.Process.Command[j])
+				c.checkSet(fmt.Sprintf("%s.process.command[%d]", path, j), t.Process.Command[j])
 			}
 			for k, v := range t.Process.Env {
 				c.expand(path+".process.env."+k, &v)
