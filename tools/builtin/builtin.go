@@ -135,15 +135,25 @@ func Build(cfg Config, names []string) ([]tools.Tool, error) {
 // is gated by approval by default.
 func IsWriter(name string) bool { return slices.Contains(Writers, name) }
 
+// MaxEchoBytes is the longest text echo sends back, in bytes; its input
+// schema publishes it as the text's maxLength.
+const MaxEchoBytes = 1 << 20
+
 // EchoInput is the input of the echo tool.
 type EchoInput struct {
-	Text string `json:"text" jsonschema:"description=The text to send back unchanged"`
+	Text string `json:"text" jsonschema:"description=The text to send back unchanged,maxLength=1048576"`
 }
 
 // Echo returns the diagnostic echo tool: {"text": s} → s. It is off unless
-// named explicitly, and serves connectivity checks and benchmarks.
+// named explicitly, and serves connectivity checks and benchmarks. Text
+// longer than MaxEchoBytes is refused.
 func Echo() tools.Tool {
 	return typed.MustNew("echo", "Return the given text unchanged. A diagnostic tool for connectivity checks.",
-		func(_ context.Context, in EchoInput) (string, error) { return in.Text, nil },
+		func(_ context.Context, in EchoInput) (string, error) {
+			if len(in.Text) > MaxEchoBytes {
+				return "", tools.InvalidArgs("the text is %d bytes; the limit is %d", len(in.Text), MaxEchoBytes)
+			}
+			return in.Text, nil
+		},
 		typed.WithAnnotations(tools.Annotations{Title: "Echo", ReadOnly: true, Idempotent: true}))
 }
