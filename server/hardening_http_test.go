@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -727,4 +728,241 @@ func TestHTTPSlowAndIdleConnections(t *testing.T) {
 			t.Errorf("read on the idle connection = %d bytes, %v; want EOF", n, err)
 		}
 	})
+}
+
+// TestHTTPProgressFloodCoalesced: a tool that reports progress 100000
+// times costs the client a few notifications, the last of which is the
+// final report, before the result.
+func TestHTTPProgressFloodCoalesced(t *testing.T) {
+	t.Parallel()
+	const n = 100000
+	url := startHTTP(t, server.TransportHTTP, server.Options{})
+	c := httpClient(t, url, nil)
+	var (
+		mu       sync.Mutex
+		progress []float64
+	)
+	c.OnNotification(func(note mcp.JSONRPCNotification) {
+		if note.Method != "notifications/progress" {
+			return
+		}
+		p, _ := note.Params.AdditionalFields["progress"].(float64)
+		mu.Lock()
+		defer mu.Unlock()
+		progress = append(progress, p)
+	})
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "flood"
+	req.Params.Arguments = map[string]any{"n": n}
+	req.Params.Meta = &mcp.Meta{ProgressToken: "flood-1"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatalf("flood: %v", err)
+	}
+	if res.IsError || resultText(res) != "flooded" {
+		t.Fatalf("flood = %q, want \"flooded\"", resultText(res))
+	}
+	// Notifications come before the response on its stream: all are in.
+	mu.Lock()
+	got := append([]float64(nil), progress...)
+	mu.Unlock()
+	t.Logf("%d progress notifications for %d reports: %v", len(got), n, got)
+	if len(got) == 0 || len(got) > 20 {
+		t.Fatalf("got %d progress notifications, want between 1 and 20", len(got))
+	}
+	if last := got[len(got)-1]; last != n {
+		t.Errorf("last progress = %v, want %d (all: %v)", last, n, got)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i] <= got[i-1] {
+			t.Errorf("progress went from %v to %v, want increasing (all: %v)", got[i-1], got[i], got)
+		}
+	}
+}
+
+// TestHTTPResultSizeCap: a result over Options.MaxResultBytes is replaced
+// by a short result_too_large error that names the limit.
+func TestHTTPResultSizeCap(t *testing.T) {
+	t.Parallel()
+	url := startHTTP(t, server.TransportHTTP, server.Options{MaxResultBytes: 1000})
+	c := httpClient(t, url, nil)
+	tests := []struct {
+		n    int
+		kind string // "" for success
+	}{
+		{999, ""},
+		{1000, ""},
+		{1001, "result_too_large"},
+		{5000, "result_too_large"},
+		{1 << 20, "result_too_large"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.n), func(t *testing.T) {
+			res := mustCall(t, c, "big", map[string]any{"n": tt.n})
+			text := resultText(res)
+			if tt.kind == "" {
+				if res.IsError || len(text) != tt.n {
+					t.Errorf("big %d: isError %v, %d bytes of text; want %d bytes", tt.n, res.IsError, len(text), tt.n)
+				}
+				return
+			}
+			if !res.IsError || errorKind(res) != tt.kind {
+				t.Fatalf("big %d: isError %v kind %q, want %s", tt.n, res.IsError, errorKind(res), tt.kind)
+			}
+			if len(text) >= 400 || !strings.Contains(text, "1000") {
+				t.Errorf("big %d: error text of %d chars %q, want under 400 naming the limit 1000", tt.n, len(text), text)
+			}
+		})
+	}
+}
+
+// TestHTTPShutdownTwice: Shutdown called from two goroutines at once, with
+// a call in flight, returns nil to both once the call has ended (and the
+// call completes), and ServeHTTP returns.
+func TestHTTPShutdownTwice(t *testing.T) {
+	t.Parallel()
+	sleeps := &running{tool: "sleep"}
+	s := serveControlled(t, server.TransportHTTP, server.Options{Middleware: []tools.Middleware{sleeps.middleware}})
+	c := httpClient(t, s.url, nil)
+	result := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := callTool(t, c, "sleep", map[string]any{"millis": 800})
+		if err != nil {
+			t.Errorf("sleep: %v", err)
+		}
+		result <- res
+	}()
+	waitUntil(t, 10*time.Second, func() bool { return sleeps.started.Load() == 1 }, "the call is running")
+
+	errs := make(chan error, 2)
+	ended := make(chan int64, 2)
+	for range 2 {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			err := s.srv.Shutdown(ctx)
+			ended <- sleeps.ended.Load()
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("Shutdown = %v, want nil", err)
+		}
+		if got := <-ended; got != 1 {
+			t.Errorf("Shutdown returned with %d calls ended, want 1: it must wait for the call", got)
+		}
+	}
+	select {
+	case res := <-result:
+		if res == nil || res.IsError || resultText(res) != "slept" {
+			t.Errorf("in-flight call = %v, want \"slept\"", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the in-flight call never answered")
+	}
+	returned, err := s.wait(10 * time.Second)
+	if !returned {
+		t.Fatal("ServeHTTP did not return after Shutdown (its context is still live)")
+	}
+	if err != nil {
+		t.Errorf("ServeHTTP = %v, want nil", err)
+	}
+}
+
+// TestHTTPSessionsLeakNothing: opening and deleting 200 sessions leaves
+// no goroutine behind, and every place of the session bound free.
+func TestHTTPSessionsLeakNothing(t *testing.T) {
+	// Not parallel: it counts the process's goroutines.
+	const sessions, bound = 200, 5
+	url := startHTTP(t, server.TransportHTTP, server.Options{MaxSessions: bound})
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	send := func(method, body string, headers map[string]string) *http.Response {
+		t.Helper()
+		var r io.Reader
+		if body != "" {
+			r = strings.NewReader(body)
+		}
+		req, err := http.NewRequest(method, url+"/mcp", r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	openAndClose := func() {
+		t.Helper()
+		resp := send(http.MethodPost, initBody, nil)
+		id := resp.Header.Get("Mcp-Session-Id")
+		if resp.StatusCode != http.StatusOK || id == "" {
+			t.Fatalf("initialize: status %d, session %q", resp.StatusCode, id)
+		}
+		if resp := send(http.MethodPost, pingBody, map[string]string{"Mcp-Session-Id": id}); resp.StatusCode != http.StatusOK {
+			t.Fatalf("ping: status %d", resp.StatusCode)
+		}
+		if resp := send(http.MethodDelete, "", map[string]string{"Mcp-Session-Id": id}); resp.StatusCode != http.StatusOK {
+			t.Fatalf("DELETE: status %d", resp.StatusCode)
+		}
+	}
+	openAndClose() // warm up the connection and the server's lazy parts
+	hc.CloseIdleConnections()
+	before := settledGoroutines()
+
+	for range sessions {
+		openAndClose()
+	}
+	hc.CloseIdleConnections()
+
+	// Every place is free: the bound admits bound new sessions.
+	var ids []string
+	for range bound {
+		resp := send(http.MethodPost, initBody, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize after %d closed sessions: status %d, want 200", sessions, resp.StatusCode)
+		}
+		ids = append(ids, resp.Header.Get("Mcp-Session-Id"))
+	}
+	if resp := send(http.MethodPost, initBody, nil); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("initialize past the bound: status %d, want 503", resp.StatusCode)
+	}
+	for _, id := range ids {
+		send(http.MethodDelete, "", map[string]string{"Mcp-Session-Id": id})
+	}
+	hc.CloseIdleConnections()
+
+	const tolerance = 5
+	var after int
+	waitUntil(t, 10*time.Second, func() bool {
+		after = runtime.NumGoroutine()
+		return after <= before+tolerance
+	}, "goroutines settle near %d (now %d)", before, runtime.NumGoroutine())
+	t.Logf("goroutines: %d before %d sessions, %d after", before, sessions, after)
+}
+
+// settledGoroutines returns the goroutine count once it has stopped
+// changing for a moment (or after a few seconds).
+func settledGoroutines() int {
+	n := runtime.NumGoroutine()
+	for range 100 {
+		time.Sleep(20 * time.Millisecond)
+		m := runtime.NumGoroutine()
+		if m == n {
+			return n
+		}
+		n = m
+	}
+	return n
 }
