@@ -50,5 +50,5 @@ func ExampleNewRegistry() {
 	// [echo ping]
 	// pong
 	// tool "echo": registered more than once; names must be unique across every source (typed, plain, remote, built-in)
-	// tool "bad name": name may hold only letters, digits and '_' ([A-Za-z0-9_])
+	// tool "bad name": name may hold only letters, digits, '_' and '-': a tool name is 1 to 64 characters of letters, digits, '_' and '-' ([A-Za-z0-9_-])
 }

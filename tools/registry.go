@@ -8,21 +8,26 @@ import (
 	"sort"
 )
 
-// MaxNameLen is the longest tool name a registry accepts.
+// MaxNameLen is the longest tool name a registry accepts: 64, what the
+// major model APIs accept.
 const MaxNameLen = 64
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+// NameRule says in words what ValidateName accepts; errors and docs quote it.
+const NameRule = "a tool name is 1 to 64 characters of letters, digits, '_' and '-' ([A-Za-z0-9_-])"
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // ValidateName reports whether name is a valid tool name: 1 to 64 characters
-// of [A-Za-z0-9_].
+// of [A-Za-z0-9_-], the names the major model APIs accept (hyphens are common
+// in the wild). The error states the rule (NameRule).
 func ValidateName(name string) error {
 	switch {
 	case name == "":
-		return errors.New("tool name is empty: a name is 1 to 64 characters of [A-Za-z0-9_]")
+		return errors.New("tool name is empty: " + NameRule)
 	case len(name) > MaxNameLen:
-		return fmt.Errorf("tool %q: name is %d characters long, more than the %d allowed", name, len(name), MaxNameLen)
+		return fmt.Errorf("tool %q: name is %d characters long, more than the %d allowed: %s", name, len(name), MaxNameLen, NameRule)
 	case !nameRE.MatchString(name):
-		return fmt.Errorf("tool %q: name may hold only letters, digits and '_' ([A-Za-z0-9_])", name)
+		return fmt.Errorf("tool %q: name may hold only letters, digits, '_' and '-': %s", name, NameRule)
 	}
 	return nil
 }

@@ -24,11 +24,15 @@ func TestValidateName(t *testing.T) {
 		{name: "64 characters", tool: strings.Repeat("a", 64)},
 		{name: "empty", tool: "", wantErr: "tool name is empty"},
 		{name: "65 characters", tool: strings.Repeat("a", 65), wantErr: "name is 65 characters long, more than the 64 allowed"},
-		{name: "dash", tool: "file-read", wantErr: "only letters, digits and '_'"},
-		{name: "dot", tool: "file.read", wantErr: "only letters, digits and '_'"},
-		{name: "space", tool: "file read", wantErr: "only letters, digits and '_'"},
-		{name: "unicode letter", tool: "café", wantErr: "only letters, digits and '_'"},
-		{name: "slash", tool: "a/b", wantErr: "only letters, digits and '_'"},
+		{name: "hyphen", tool: "file-read"},
+		{name: "hyphens and underscores only", tool: "-_-"},
+		{name: "64 characters with hyphens", tool: strings.Repeat("a-", 32)},
+		{name: "65 characters with hyphens", tool: strings.Repeat("a-", 32) + "a", wantErr: "more than the 64 allowed: a tool name is 1 to 64 characters"},
+		{name: "dot", tool: "file.read", wantErr: "only letters, digits, '_' and '-': a tool name is 1 to 64 characters of letters, digits, '_' and '-' ([A-Za-z0-9_-])"},
+		{name: "space", tool: "file read", wantErr: "only letters, digits, '_' and '-'"},
+		{name: "unicode letter", tool: "café", wantErr: "only letters, digits, '_' and '-'"},
+		{name: "slash", tool: "a/b", wantErr: "only letters, digits, '_' and '-'"},
+		{name: "empty says the rule", tool: "", wantErr: "1 to 64 characters of letters, digits, '_' and '-'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,7 +107,7 @@ func TestNewRegistryReportsEveryProblem(t *testing.T) {
 		tools.NewPlain(tools.Info{Name: "dup"}, echo),
 		typed.MustNew("dup", "Also dup.", add),
 		tools.New(tools.Info{Name: "dup"}, noop),
-		tools.New(tools.Info{Name: "bad-name"}, noop),
+		tools.New(tools.Info{Name: "bad.name"}, noop),
 		tools.New(tools.Info{Name: "array_schema", InputSchema: json.RawMessage(`{"type":"array"}`)}, noop),
 		tools.New(tools.Info{Name: "list_schema", InputSchema: json.RawMessage(`[1]`)}, noop),
 		tools.New(tools.Info{Name: "bad_output", OutputSchema: json.RawMessage(`{"type":"string"}`)}, noop),
@@ -115,7 +119,7 @@ func TestNewRegistryReportsEveryProblem(t *testing.T) {
 	msg := err.Error()
 	for _, want := range []string{
 		`tool "dup": registered more than once`,
-		`tool "bad-name": name may hold only`,
+		`tool "bad.name": name may hold only`,
 		`tool "array_schema": input schema: "type" must be "object", got array`,
 		`tool "list_schema": input schema: not a JSON object`,
 		`tool "bad_output": output schema: "type" must be "object", got string`,

@@ -42,7 +42,7 @@ builtins:
   teleporter: {}
   web_fetch: {root: /tmp}
 tools:
-  - name: bad-name
+  - name: bad.name
     description: A tool with a bad name.
     process: {command: [echo]}
   - name: twice
@@ -86,7 +86,7 @@ approval:
 		`server.call_timeout: "3 parsecs" is not a duration`,
 		`builtins.teleporter: unknown built-in "teleporter"`,
 		`builtins.web_fetch.root: "root" does not apply to web_fetch`,
-		`tools[0].name: tool "bad-name": name may hold only`,
+		`tools[0].name: tool "bad.name": name may hold only`,
 		`tools[1]: a tool needs exactly one of process, http or pipeline (this one has 0)`,
 		`tools[2].name: tool "calculator" is already declared at builtins.calculator`,
 		`tools[2].http.url: "ftp://x" is not an http or https URL`,
