@@ -71,12 +71,43 @@ func Default(cfg Config) (names []string, skipped map[string]string) {
 	return names, skipped
 }
 
+// Set is a built set of built-ins, with what they hold open.
+type Set struct {
+	// Tools are the built-ins, in the order they were named.
+	Tools []tools.Tool
+	files *files.Sandbox
+}
+
+// Close releases what the built-ins hold (the file tools' root folder). Call
+// it once the server that serves them has shut down; calls after it fail.
+func (s *Set) Close() error {
+	if s == nil || s.files == nil {
+		return nil
+	}
+	return s.files.Close()
+}
+
 // Build returns the named built-ins, in the order given. Unknown names, and
-// names whose setup is missing, are errors.
+// names whose setup is missing, are errors. The file tools' root stays open
+// for the life of the process; use Open to be able to close it.
 func Build(cfg Config, names []string) ([]tools.Tool, error) {
+	set, err := Open(cfg, names)
+	if set == nil {
+		return nil, err
+	}
+	return set.Tools, err
+}
+
+// Open builds the named built-ins, in the order given, as Build does, and
+// returns them with a Close for what they hold open. Every problem is
+// reported once: a root folder that cannot be opened is one error, however
+// many file tools were named.
+func Open(cfg Config, names []string) (*Set, error) {
 	var out []tools.Tool
 	var errs []error
 	var fileTools []tools.Tool
+	var sandbox *files.Sandbox
+	var filesFailed bool
 	for _, name := range names {
 		var t tools.Tool
 		switch name {
@@ -91,13 +122,17 @@ func Build(cfg Config, names []string) ([]tools.Tool, error) {
 				errs = append(errs, fmt.Errorf("built-in %q needs a root folder (--root DIR)", name))
 				continue
 			}
+			if filesFailed {
+				continue
+			}
 			if fileTools == nil {
-				ft, err := files.New(files.Config{Root: cfg.Root, MaxReadBytes: cfg.MaxReadBytes})
+				sb, err := files.Open(files.Config{Root: cfg.Root, MaxReadBytes: cfg.MaxReadBytes})
 				if err != nil {
-					errs = append(errs, fmt.Errorf("built-in %q: %w", name, err))
+					filesFailed = true
+					errs = append(errs, fmt.Errorf("the file tools (%s): %w", strings.Join(fileNames(names), ", "), err))
 					continue
 				}
-				fileTools = ft
+				sandbox, fileTools = sb, sb.Tools()
 			}
 			for _, ft := range fileTools {
 				if ft.Info().Name == name {
@@ -128,7 +163,18 @@ func Build(cfg Config, names []string) ([]tools.Tool, error) {
 		}
 		out = append(out, t)
 	}
-	return out, errors.Join(errs...)
+	return &Set{Tools: out, files: sandbox}, errors.Join(errs...)
+}
+
+// fileNames returns the file tools among names.
+func fileNames(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, "file_") {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // IsWriter reports whether the built-in called name acts on the world and

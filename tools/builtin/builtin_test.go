@@ -3,6 +3,7 @@ package builtin_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -109,6 +110,44 @@ func TestLongArgumentsRefusedBriefly(t *testing.T) {
 					t.Errorf("Call error is %d characters, want fewer than 500: %.300s", n, r.Err.Message)
 				}
 			})
+		}
+	}
+}
+
+// TestMissingRootReportedOnce: a root folder that cannot be opened is one
+// problem, however many file tools were asked for.
+func TestMissingRootReportedOnce(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	_, err := builtin.Open(builtin.Config{Root: missing}, []string{"calculator", "file_read", "file_write", "file_list"})
+	if err == nil {
+		t.Fatal("Open with a missing root succeeded")
+	}
+	if n := strings.Count(err.Error(), missing); n != 1 {
+		t.Errorf("the missing root is named %d times, want once: %v", n, err)
+	}
+}
+
+// TestSetCloseReleasesTheRoot: after Close, the file tools refuse calls
+// and the other built-ins go on working.
+func TestSetCloseReleasesTheRoot(t *testing.T) {
+	set, err := builtin.Open(builtin.Config{Root: t.TempDir()}, []string{"calculator", "file_list"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := set.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range set.Tools {
+		res, err := tool.Call(context.Background(), []byte(`{"input":"1+1","path":"."}`))
+		switch tool.Info().Name {
+		case "file_list":
+			if err == nil && res.Err == nil {
+				t.Errorf("file_list after Close succeeded")
+			}
+		case "calculator":
+			if err != nil || res.Err != nil {
+				t.Errorf("calculator after Close: %v %v", err, res.Err)
+			}
 		}
 	}
 }
