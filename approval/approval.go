@@ -183,10 +183,26 @@ func (p Policy) Gated(name string, gatedInGo bool) bool {
 }
 
 // DenyMessage is what the model reads when a gated call cannot be put to a
-// person.
+// person because the client does not support elicitation. It names both
+// ways out for the person running the server, who is often the user.
 func DenyMessage(tool string) string {
-	return fmt.Sprintf("Tool '%s' requires approval but the connected client does not support elicitation. "+
-		"Use a client that supports elicitation, or ask the server operator to set an approval fallback (allow or webhook).", tool)
+	return fmt.Sprintf("Tool '%s' requires approval but the connected client does not support elicitation, so no one can be asked; the tool did not run. "+
+		"%s", tool, waysOut(tool, "Whoever"))
+}
+
+// DenySSEMessage is what the model reads when a gated call arrives over the
+// legacy HTTP+SSE transport, which cannot carry the approval question
+// whatever the client supports.
+func DenySSEMessage(tool string) string {
+	return fmt.Sprintf("Tool '%s' requires approval but the legacy SSE transport cannot carry the approval question to the client; the tool did not run. "+
+		"Serve over streamable HTTP (--transport http) so a client with elicitation can ask a person. Otherwise, %s", tool, waysOut(tool, "whoever"))
+}
+
+// waysOut names the two flags that let a gated tool run without a person.
+func waysOut(tool, whoever string) string {
+	return fmt.Sprintf("%s runs mcp-tools can turn approval off for this tool with --no-approval %s, "+
+		"or set what happens when no one can be asked with --approval-fallback allow (run without asking) "+
+		"or --approval-fallback webhook (ask the approval webhook of the config file).", whoever, tool)
 }
 
 // gated is a tool marked as needing approval.

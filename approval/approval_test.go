@@ -175,10 +175,32 @@ func TestPolicyValidate(t *testing.T) {
 }
 
 func TestDenyMessage(t *testing.T) {
-	want := "Tool 'file_write' requires approval but the connected client does not support elicitation. " +
-		"Use a client that supports elicitation, or ask the server operator to set an approval fallback (allow or webhook)."
-	if got := approval.DenyMessage("file_write"); got != want {
-		t.Errorf("DenyMessage = %q, want %q", got, want)
+	tests := []struct {
+		name string
+		got  string
+		want []string
+	}{
+		{"no elicitation", approval.DenyMessage("file_write"), []string{
+			"Tool 'file_write' requires approval but the connected client does not support elicitation",
+			"--no-approval file_write", "--approval-fallback allow", "--approval-fallback webhook"}},
+		{"legacy SSE", approval.DenySSEMessage("file_write"), []string{
+			"Tool 'file_write' requires approval but the legacy SSE transport cannot carry the approval question",
+			"streamable HTTP (--transport http)", "--no-approval file_write", "--approval-fallback allow", "--approval-fallback webhook"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, w := range tt.want {
+				if !strings.Contains(tt.got, w) {
+					t.Errorf("got %q, want it to contain %q", tt.got, w)
+				}
+			}
+			if strings.Contains(tt.got, "server operator") {
+				t.Errorf("got %q, want no \"server operator\" (that is often the user)", tt.got)
+			}
+		})
+	}
+	if strings.Contains(approval.DenySSEMessage("x"), "does not support elicitation") {
+		t.Errorf("the SSE message blames the client's elicitation support: %q", approval.DenySSEMessage("x"))
 	}
 }
 
