@@ -363,22 +363,16 @@ func TestHTTPSessionsBounded(t *testing.T) {
 		checkBusy(t, resp)
 
 		streams[0].Body.Close() // the client goes away: its session ends
+		// Poll until a new stream is admitted, and keep it open (until the
+		// test ends): a refused attempt holds nothing.
 		waitUntil(t, 10*time.Second, func() bool {
-			resp, _ := openSSE(t, url, nil)
-			defer resp.Body.Close()
-			return resp.StatusCode == http.StatusOK
+			resp, endpoint := openSSE(t, url, nil)
+			if endpoint == "" {
+				resp.Body.Close()
+				return false
+			}
+			return true
 		}, "a closed SSE stream frees its place")
-		// The place just taken is held until its stream closes (at the
-		// end of the poll above), then the bound holds again.
-		waitUntil(t, 10*time.Second, func() bool {
-			resp, _ := openSSE(t, url, nil)
-			defer resp.Body.Close()
-			return resp.StatusCode == http.StatusOK
-		}, "the polling stream's place is free again")
-		held, endpoint := openSSE(t, url, nil)
-		if endpoint == "" {
-			t.Fatalf("GET /sse: status %d, want 200", held.StatusCode)
-		}
 		resp, _ = openSSE(t, url, nil)
 		checkBusy(t, resp)
 	})
@@ -733,6 +727,11 @@ func TestHTTPSlowAndIdleConnections(t *testing.T) {
 // TestHTTPProgressFloodCoalesced: a tool that reports progress 100000
 // times costs the client a few notifications, the last of which is the
 // final report, before the result.
+//
+// The last report is lost in about half the runs today: mcp-go's
+// streamable HTTP POST handler drops a notification its forwarder
+// goroutine has taken off the session's channel when the response is
+// written first (see the report that came with this test).
 func TestHTTPProgressFloodCoalesced(t *testing.T) {
 	t.Parallel()
 	const n = 100000
