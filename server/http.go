@@ -170,12 +170,15 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, transport strin
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	s.log.Info("serving", "transport", transport, "addr", ln.Addr().String())
+	reason := "Shutdown called"
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		reason = context.Cause(ctx).Error()
+	case <-s.shutdownDone:
 	}
-	s.log.Info("shutting down", "reason", context.Cause(ctx))
+	s.log.Info("shutting down", "reason", reason)
 	_ = s.Shutdown(context.Background())
 	shutCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -277,6 +280,8 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		_ = rc.SetReadDeadline(time.Time{})
 		if err != nil {
 			var ne net.Error
+			// The rest of the body is never read: the connection goes.
+			w.Header().Set("Connection", "close")
 			if errors.As(err, &ne) && ne.Timeout() {
 				writeJSONRPCError(w, http.StatusRequestTimeout, nil, mcp.INVALID_REQUEST,
 					fmt.Sprintf("request timeout: the body was not read within %s", g.readTimeout))
@@ -312,7 +317,11 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		g.inFlight.Add(1)
 		defer g.inFlight.Done()
-		next.ServeHTTP(&streamWriter{ResponseWriter: w, last: &g.lastWrite}, r)
+		sw := &streamWriter{ResponseWriter: w, last: &g.lastWrite}
+		if g.streamable {
+			r = r.WithContext(context.WithValue(r.Context(), streamWriterKey{}, sw))
+		}
+		next.ServeHTTP(sw, r)
 	})
 }
 
@@ -358,12 +367,41 @@ func modernRequest(r *http.Request, body []byte) bool {
 // Unwrap gives http.ResponseController the connection.
 type streamWriter struct {
 	http.ResponseWriter
-	last *atomic.Int64
+	last   *atomic.Int64
+	writes atomic.Int64 // writes on this response
 }
+
+type streamWriterKey struct{}
 
 func (w *streamWriter) Write(p []byte) (int, error) {
 	w.last.Store(time.Now().UnixNano())
+	w.writes.Add(1)
 	return w.ResponseWriter.Write(p)
+}
+
+// awaitWrite waits, at most max, for a write on the response of the
+// streamable HTTP request ctx belongs to, after the first `after` writes.
+// mcp-go forwards a call's notifications from a goroutine that drops what
+// it holds once the response is done: the last progress report of a call
+// is waited for here, before the result ends the response.
+func awaitWrite(ctx context.Context, after int64, max time.Duration) {
+	w, ok := ctx.Value(streamWriterKey{}).(*streamWriter)
+	if !ok {
+		return
+	}
+	deadline := time.Now().Add(max)
+	for w.writes.Load() <= after && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// writesSoFar returns how many writes the streamable HTTP response of ctx
+// has had, or -1 when ctx has none.
+func writesSoFar(ctx context.Context) int64 {
+	if w, ok := ctx.Value(streamWriterKey{}).(*streamWriter); ok {
+		return w.writes.Load()
+	}
+	return -1
 }
 
 func (w *streamWriter) Flush() {
@@ -395,6 +433,7 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 }
 
 func writeTooLarge(w http.ResponseWriter, limit int64) {
+	w.Header().Set("Connection", "close") // the rest of the body is never read
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusRequestEntityTooLarge)
 	fmt.Fprintf(w, `{"jsonrpc":%q,"id":null,"error":{"code":%d,"message":"message too large: the limit is %d bytes"}}`+"\n",

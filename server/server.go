@@ -443,7 +443,7 @@ func (s *Server) callContext(ctx context.Context, req mcp.CallToolRequest) (_ co
 	}
 	ctx = tools.WithSession(ctx, sess)
 	if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
-		p := &progressSender{s: s, ctx: ctx, token: req.Params.Meta.ProgressToken, every: s.opts.ProgressInterval}
+		p := &progressSender{s: s, ctx: ctx, token: req.Params.Meta.ProgressToken, every: s.opts.ProgressInterval, writesBefore: -1}
 		return tools.WithProgress(ctx, p.report), p.flush
 	}
 	return ctx, func() {}
@@ -466,6 +466,9 @@ type progressSender struct {
 	held    *progressReport
 	timer   *time.Timer
 	flushed bool
+	// writesBefore is how many writes the HTTP response had before the
+	// last notification was sent (-1: not streamable HTTP, nothing sent).
+	writesBefore int64
 }
 
 type progressReport struct {
@@ -510,12 +513,20 @@ func (p *progressSender) flush() {
 		p.send(p.held)
 	}
 	p.flushed = true
+	if p.writesBefore >= 0 {
+		awaitWrite(p.ctx, p.writesBefore, lastProgressWait)
+	}
 }
+
+// lastProgressWait bounds how long a call's result waits for its last
+// progress notification to be written (streamable HTTP only).
+const lastProgressWait = 100 * time.Millisecond
 
 // send sends r; p.mu is held.
 func (p *progressSender) send(r *progressReport) {
 	p.held = nil
 	p.last = time.Now()
+	p.writesBefore = writesSoFar(p.ctx)
 	params := map[string]any{"progressToken": p.token, "progress": r.progress}
 	if r.total > 0 {
 		params["total"] = r.total

@@ -79,13 +79,13 @@ func Redact(args json.RawMessage, secret []string) json.RawMessage {
 }
 
 // ShowArgs renders a call's arguments for a log line: for a plain tool
-// (info.InputSchema is PlainSchema) the "input" string itself, for any
+// (info.Plain) the "input" string itself, for any
 // other tool the JSON object; secret fields (info.Secret, matched as
 // IsSecret does) are replaced by Hidden, and a plain tool whose "input" is
 // secret shows only Hidden. Arguments that cannot be read are shown as
 // they are, with secret fields still hidden where the object can be read.
 func ShowArgs(info Info, args json.RawMessage) string {
-	if string(info.InputSchema) == string(PlainSchema) {
+	if info.Plain {
 		if IsSecret("input", info.Secret) {
 			return Hidden
 		}

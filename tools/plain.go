@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // PlainSchema is the input schema of every plain tool: one required string,
@@ -18,7 +19,8 @@ type PlainFunc func(ctx context.Context, input string) (Result, error)
 
 // NewPlain returns a tool whose whole input is one string (an expression, a
 // command, a payload). It is published with PlainSchema, whatever
-// info.InputSchema says, and fn receives the value of "input".
+// info.InputSchema says (with "maxLength": info.MaxInput when that is set),
+// info.Plain is set, and fn receives the value of "input".
 //
 // The arguments are read as the schema validated them: "input" is matched
 // exactly, case included ({"INPUT": ...} is an unknown extra field), and
@@ -26,7 +28,9 @@ type PlainFunc func(ctx context.Context, input string) (Result, error)
 // name, or lack a string "input" are an invalid-arguments error; fn does
 // not run.
 func NewPlain(info Info, fn PlainFunc) Tool {
-	info.InputSchema = PlainSchema
+	info.InputSchema = plainSchema(info.MaxInput)
+	info.Plain = true
+	maxInput := info.MaxInput
 	return New(info, func(ctx context.Context, args json.RawMessage) (Result, error) {
 		members, err := objectMembers(args)
 		if err != nil {
@@ -38,10 +42,30 @@ func NewPlain(info Info, fn PlainFunc) Tool {
 		}
 		var input string
 		if err := json.Unmarshal(raw, &input); err != nil {
-			return Result{}, InvalidArgs("arguments must be an object with a string field \"input\": \"input\" is %s", bytes.TrimSpace(raw))
+			return Result{}, InvalidArgs("arguments must be an object with a string field \"input\": \"input\" is %s", clipRaw(bytes.TrimSpace(raw), 100))
+		}
+		if maxInput > 0 && len(input) > maxInput && utf8.RuneCountInString(input) > maxInput {
+			return Result{}, InvalidArgs("the input is %d characters long; the limit is %d", utf8.RuneCountInString(input), maxInput)
 		}
 		return fn(ctx, input)
 	})
+}
+
+// clipRaw returns at most n bytes of b, marking a cut, so an error never
+// carries a megabyte of input back to the model.
+func clipRaw(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + fmt.Sprintf("…(%d bytes)", len(b))
+}
+
+// plainSchema is PlainSchema, with a maxLength on "input" when max > 0.
+func plainSchema(max int) json.RawMessage {
+	if max <= 0 {
+		return PlainSchema
+	}
+	return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"input":{"type":"string","description":"The input to pass to the tool","maxLength":%d}},"required":["input"]}`, max))
 }
 
 // objectMembers returns the top-level members of args, a JSON object, by

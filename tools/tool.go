@@ -53,6 +53,14 @@ type Info struct {
 	// Secret lists top-level argument names whose values are redacted in
 	// logs and approval summaries.
 	Secret []string
+	// Plain marks a tool whose whole input is one string, "input" (see
+	// NewPlain, which sets it). Logs show that string, and a pipeline
+	// hands the previous step's text to it as is.
+	Plain bool
+	// MaxInput is, for a plain tool, the most characters "input" may
+	// have: NewPlain publishes it as the schema's maxLength and refuses a
+	// longer input before the tool runs. Zero: no bound.
+	MaxInput int
 }
 
 // Annotations are the MCP tool annotations.

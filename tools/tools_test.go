@@ -400,7 +400,7 @@ func TestShowArgs(t *testing.T) {
 		{"plain shows its input", plain, `{"input":"2+2"}`, "2+2"},
 		{"plain with a secret input", plainSecret, `{"input":"s3cret"}`, tools.Hidden},
 		{"plain with a secret input it cannot read", plainSecret, `{"input":"s3cret"`, tools.Hidden},
-		{"plain with a secret input in another case", tools.Info{InputSchema: tools.PlainSchema, Secret: []string{"INPUT"}}, `{"input":"s3cret"}`, tools.Hidden},
+		{"plain with a secret input in another case", tools.Info{InputSchema: tools.PlainSchema, Plain: true, Secret: []string{"INPUT"}}, `{"input":"s3cret"}`, tools.Hidden},
 		{"plain without input shows the object", plain, `{"x":1}`, `{"x":1}`},
 		{"object with a secret", typed, `{"city":"Oslo","token":"s3cret"}`, `{"city":"Oslo","token":"[hidden]"}`},
 		{"object with a case variant of a secret", typed, `{"TOKEN":"s3cret"}`, `{"TOKEN":"[hidden]"}`},
@@ -412,5 +412,27 @@ func TestShowArgs(t *testing.T) {
 				t.Errorf("ShowArgs(%s) = %s, want %s", tt.args, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPlainMaxInput: a plain tool's MaxInput is published as the input's
+// maxLength and refused, briefly, before the tool runs.
+func TestPlainMaxInput(t *testing.T) {
+	ran := false
+	tool := tools.NewPlain(tools.Info{Name: "p", MaxInput: 8}, func(_ context.Context, in string) (tools.Result, error) {
+		ran = true
+		return tools.Text(in), nil
+	})
+	info := tool.Info()
+	if !info.Plain || !strings.Contains(string(info.InputSchema), `"maxLength":8`) {
+		t.Errorf("info = plain %v, schema %s; want plain with maxLength 8", info.Plain, info.InputSchema)
+	}
+	_, err := tool.Call(context.Background(), json.RawMessage(`{"input":"`+strings.Repeat("é", 9)+`"}`))
+	var te *tools.Error
+	if !errors.As(err, &te) || te.Kind != tools.KindInvalidArguments || !strings.Contains(te.Message, "9 characters long; the limit is 8") || ran {
+		t.Errorf("a 9-character input: err %v, ran %v; want invalid_arguments before the tool runs", err, ran)
+	}
+	if res, err := tool.Call(context.Background(), json.RawMessage(`{"input":"`+strings.Repeat("é", 8)+`"}`)); err != nil || res.Text == "" {
+		t.Errorf("an 8-character input: %v %v", res, err)
 	}
 }

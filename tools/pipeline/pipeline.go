@@ -217,7 +217,7 @@ func (p *Pipeline) showOutput(i int, text string) string {
 	if len(next.Secret) == 0 {
 		return text
 	}
-	if string(next.InputSchema) == string(tools.PlainSchema) {
+	if next.Plain {
 		if tools.IsSecret("input", next.Secret) {
 			return tools.Hidden
 		}
@@ -238,7 +238,7 @@ func errText(e *tools.Error) string {
 // for any other tool, the structured output, or the text when it is a JSON
 // object.
 func Handoff(next tools.Info, r tools.Result) (json.RawMessage, error) {
-	if string(next.InputSchema) == string(tools.PlainSchema) {
+	if next.Plain {
 		text := r.Text
 		if text == "" && r.Structured != nil {
 			b, err := json.Marshal(r.Structured)
@@ -275,7 +275,7 @@ func isObject(b []byte) bool {
 // type. When from declares no output schema nothing can be checked before
 // the first call.
 func Fits(from, to tools.Info) error {
-	if string(to.InputSchema) == string(tools.PlainSchema) || len(from.OutputSchema) == 0 {
+	if to.Plain || len(from.OutputSchema) == 0 {
 		return nil
 	}
 	var out, in struct {

@@ -84,7 +84,7 @@ func (c *Common) info() tools.Info {
 	if len(in) == 0 {
 		in = tools.PlainSchema
 	}
-	return tools.Info{Name: c.Name, Description: c.Description, InputSchema: in, OutputSchema: c.OutputSchema, Annotations: c.Annotations}
+	return tools.Info{Name: c.Name, Description: c.Description, InputSchema: in, OutputSchema: c.OutputSchema, Annotations: c.Annotations, Plain: !c.typed()}
 }
 
 // typed reports whether the tool declares its own input schema.

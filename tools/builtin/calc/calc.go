@@ -65,6 +65,7 @@ func New(cfg Config) tools.Tool {
 		Description:  strings.Replace(description, "FUNCTIONS", strings.Join(functionNames(), ", "), 1),
 		OutputSchema: outputSchema,
 		Annotations:  tools.Annotations{Title: "Calculator", ReadOnly: true, Idempotent: true},
+		MaxInput:     cfg.MaxLength, // published as the input's maxLength
 	}
 	return tools.NewPlain(info, c.call)
 }

@@ -183,7 +183,7 @@ func TestLongInputNotEchoed(t *testing.T) {
 		name, expr, want string
 	}{
 		{"1 MiB", strings.Repeat("1", 1<<20), "1048576 characters long; the limit is 1024"},
-		{"1 MiB of spaces", strings.Repeat(" ", 1<<20), "empty"},
+		{"1 MiB of spaces", strings.Repeat(" ", 1<<20), "1048576 characters long; the limit is 1024"},
 		{"long unknown name", long, "unknown name \"xxx"},
 		{"long unknown function", long + "(1)", "cannot parse the expression"},
 		{"long parse error", "1 + " + long + " +", "cannot parse the expression"},

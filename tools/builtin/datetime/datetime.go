@@ -82,6 +82,7 @@ func New(cfg Config) tools.Tool {
 			"date arithmetic, time-zone conversion, the days between two dates, the weekday of a date. Commands: " + usage +
 			`. Examples: "now in America/New_York", "2024-01-01 + 5 days", "2024-03-10T10:00:00Z in Asia/Tokyo", "days between 2024-01-01 and 2024-12-25", "weekday of 2024-07-04".`,
 		Annotations: tools.Annotations{Title: "Date and time", ReadOnly: true},
+		MaxInput:    cfg.MaxLength, // published as the input's maxLength
 	}
 	return tools.NewPlain(info, func(_ context.Context, input string) (tools.Result, error) {
 		return cfg.run(input, cfg.Now())
