@@ -101,7 +101,30 @@ func (c Config) withDefaults() Config {
 // defaults; New publishes the configured ones.
 type Input struct {
 	JSONPath string `json:"json_path" jsonschema:"description=An RFC 9535 JSONPath query starting with $; e.g. $.store.book[*].author or $..price or $.items[?@.price < 10].name,minLength=1,maxLength=4096"`
-	JSON     string `json:"json" jsonschema:"description=The JSON document to query as text,maxLength=1048576"`
+	// JSON is the document: JSON text in a string, or the object or array
+	// itself (clients such as the MCP Inspector send it as an object).
+	JSON json.RawMessage `json:"json"`
+}
+
+// docSchema is the published schema of Input.JSON: a string of JSON text,
+// an object or an array. maxLength (set by New) applies to the string; an
+// object or array is held to the same size in bytes by the tool.
+const docSchema = `{"description":"The JSON document to query: its text as a string, or the object or array itself","type":["string","object","array"]}`
+
+// document returns the document's JSON text.
+func (in Input) document() (string, error) {
+	raw := bytes.TrimSpace(in.JSON)
+	if len(raw) > 0 && raw[0] == '"' {
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return "", tools.InvalidArgs("the JSON document string cannot be read: %s", schema.Clip(err.Error(), maxMessage))
+		}
+		return text, nil
+	}
+	if len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') {
+		return "", tools.InvalidArgs(`"json" must be JSON text in a string, an object or an array`)
+	}
+	return string(raw), nil
 }
 
 // Output is json_query's structured output.
@@ -120,12 +143,37 @@ func New(cfg Config) tools.Tool {
 			fmt.Sprintf("The document may be at most %d bytes and %d levels deep; the path at most %d bytes. ", cfg.MaxInputBytes, cfg.MaxDepth, cfg.MaxPathLength)+
 			fmt.Sprintf("A query may select at most %d values and %d bytes of JSON: select fields or use a slice such as [0:10] to narrow a large result.", cfg.MaxMatches, cfg.MaxResultBytes),
 		func(ctx context.Context, in Input) (Output, error) {
-			return Query(ctx, in.JSONPath, in.JSON, cfg)
+			doc, err := in.document()
+			if err != nil {
+				return Output{}, err
+			}
+			return Query(ctx, in.JSONPath, doc, cfg)
 		},
 		typed.WithAnnotations(tools.Annotations{Title: "JSON query", ReadOnly: true, Idempotent: true}))
 	info := t.Info()
+	info.InputSchema = withProperty(info.InputSchema, "json", docSchema)
 	info.InputSchema = withMaxLengths(info.InputSchema, map[string]int{"json_path": cfg.MaxPathLength, "json": cfg.MaxInputBytes})
 	return tools.New(info, t.Call)
+}
+
+// withProperty returns schema with the top-level property name replaced by
+// the schema prop.
+func withProperty(schema json.RawMessage, name, prop string) json.RawMessage {
+	var s map[string]any
+	if err := json.Unmarshal(schema, &s); err != nil {
+		panic(fmt.Sprintf("jsonquery: input schema: %v", err))
+	}
+	var p any
+	if err := json.Unmarshal([]byte(prop), &p); err != nil {
+		panic(fmt.Sprintf("jsonquery: property schema: %v", err))
+	}
+	props, _ := s["properties"].(map[string]any)
+	props[name] = p
+	out, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("jsonquery: input schema: %v", err))
+	}
+	return out
 }
 
 // withMaxLengths returns schema with the maxLength of each named top-level

@@ -207,7 +207,7 @@ func TestDeepDocumentResultCapped(t *testing.T) {
 	}
 
 	// Through the tool, with the default limits, the depth cap answers first.
-	args, _ := json.Marshal(jsonquery.Input{JSONPath: "$..*", JSON: doc})
+	args, _ := json.Marshal(jsonquery.Input{JSONPath: "$..*", JSON: text(doc)})
 	r := tools.Outcome(jsonquery.New(jsonquery.Config{}).Call(context.Background(), args))
 	if r.Err == nil || !strings.Contains(r.Err.Message, "8000 deep") {
 		t.Errorf("tool call = %+v, want the depth error", r)
@@ -303,11 +303,11 @@ func TestErrorsDoNotEchoInput(t *testing.T) {
 		name string
 		in   jsonquery.Input
 	}{
-		{"1 MiB json_path", jsonquery.Input{JSONPath: mib, JSON: "{}"}},
-		{"1 MiB + 1 json", jsonquery.Input{JSONPath: "$", JSON: mib + "("}},
-		{"4096-byte path of control characters", jsonquery.Input{JSONPath: strings.Repeat("\x01", 4096), JSON: "{}"}},
-		{"long unknown function", jsonquery.Input{JSONPath: "$[?" + strings.Repeat("f", 4000) + "(@)]", JSON: "{}"}},
-		{"long name in a bad path", jsonquery.Input{JSONPath: "$." + strings.Repeat("é", 2000) + "[", JSON: "{}"}},
+		{"1 MiB json_path", jsonquery.Input{JSONPath: mib, JSON: text("{}")}},
+		{"1 MiB + 1 json", jsonquery.Input{JSONPath: "$", JSON: text(mib + "(")}},
+		{"4096-byte path of control characters", jsonquery.Input{JSONPath: strings.Repeat("\x01", 4096), JSON: text("{}")}},
+		{"long unknown function", jsonquery.Input{JSONPath: "$[?" + strings.Repeat("f", 4000) + "(@)]", JSON: text("{}")}},
+		{"long name in a bad path", jsonquery.Input{JSONPath: "$." + strings.Repeat("é", 2000) + "[", JSON: text("{}")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -417,4 +417,51 @@ func sortedJSON(vs []any) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// text is s as a JSON string: the document given as text.
+func text(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// TestDocumentAsObjectOrText: the document may come as JSON text in a
+// string, or as the object or array itself (as the MCP Inspector sends
+// it), with the same result; anything else is refused.
+func TestDocumentAsObjectOrText(t *testing.T) {
+	tool := jsonquery.New(jsonquery.Config{})
+	v := schema.MustCompile(tool.Info().InputSchema)
+	tests := []struct {
+		name, args, want string
+	}{
+		{"text", `{"json_path":"$.a","json":"{\"a\":[1,2]}"}`, `[[1,2]]`},
+		{"object", `{"json_path":"$.a","json":{"a":[1,2]}}`, `[[1,2]]`},
+		{"array", `{"json_path":"$[1]","json":[10,20]}`, `[20]`},
+		{"number", `{"json_path":"$","json":3}`, ""},
+		{"null", `{"json_path":"$","json":null}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			verr := v.Validate(json.RawMessage(tt.args))
+			r := tools.Outcome(tool.Call(context.Background(), json.RawMessage(tt.args)))
+			if tt.want == "" {
+				if verr == nil || r.Err == nil || r.Err.Kind != tools.KindInvalidArguments {
+					t.Errorf("validation %v, call %+v; want both to refuse", verr, r.Err)
+				}
+				return
+			}
+			if verr != nil || r.Err != nil {
+				t.Fatalf("validation %v, call %+v", verr, r.Err)
+			}
+			var out jsonquery.Output
+			b, _ := json.Marshal(r.Structured)
+			if err := json.Unmarshal(b, &out); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(out.Matches)
+			if string(got) != tt.want {
+				t.Errorf("matches = %s, want %s", got, tt.want)
+			}
+		})
+	}
 }
