@@ -173,7 +173,7 @@ func (p *Pipeline) Call(ctx context.Context, args json.RawMessage) (tools.Result
 		if debug {
 			p.log.DebugContext(ctx, "pipeline step", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "input", tools.ShowArgs(s.info, args))
 		}
-		r, err := s.call(ctx, args)
+		r, err := p.runStep(ctx, i, s, args)
 		if tools.IsSuspended(err) {
 			// The step waits for the client (a person's approval): the
 			// question goes back up unchanged.
