@@ -3,46 +3,23 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
 	"runtime/debug"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcp-tools/mcp-tools/server"
 )
 
-// errHelp is returned when --help was asked for and printed.
-var errHelp = errors.New("help printed")
+// loopback reports whether addr is a loopback address.
+func loopback(addr net.Addr) bool {
+	ta, ok := addr.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
 
 // tokenEnv names the environment variable that holds the HTTP bearer token.
 const tokenEnv = "MCP_TOOLS_TOKEN"
-
-func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
-		fmt.Fprintln(fs.Output(), "\nFlags:")
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	return nil
-}
 
 const serveUsage = `Usage: mcp-tools [serve] [flags]
 
@@ -60,13 +37,14 @@ Examples:
 
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var c setup
-	fs := newFlagSet("serve", serveUsage, stderr)
+	fs := newFlagSet("serve", serveUsage)
 	c.register(fs, true)
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args, stdout)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	if len(pos) > 0 {
+		return usagef("unexpected arguments %q", pos)
 	}
 	srv, log, err := c.server(fs, stderr, "")
 	if err != nil {
@@ -85,9 +63,13 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		if err != nil {
 			return err
 		}
+		if !loopback(ln.Addr()) && len(tokensFromEnv()) == 0 {
+			log.Warn("listening on a non-loopback address with no bearer token: anyone who can reach it can call the tools; set "+tokenEnv,
+				"addr", ln.Addr().String())
+		}
 		return srv.ServeHTTP(ctx, ln, c.transport)
 	}
-	return fmt.Errorf("%w: unknown transport %q: use stdio, sse or http", errUsage, c.transport)
+	return usagef("unknown transport %q: use stdio, sse or http", c.transport)
 }
 
 const listUsage = `Usage: mcp-tools list [--json] [flags]
@@ -103,11 +85,15 @@ Examples:
 func list(args []string, stdout, stderr io.Writer) error {
 	var c setup
 	var asJSON bool
-	fs := newFlagSet("list", listUsage, stderr)
+	fs := newFlagSet("list", listUsage)
 	c.register(fs, false)
 	fs.BoolVar(&asJSON, "json", false, "print the descriptors as JSON")
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args, stdout)
+	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected arguments %q", pos)
 	}
 	srv, _, err := c.server(fs, stderr, "warn")
 	if err != nil {
@@ -122,95 +108,15 @@ func list(args []string, stdout, stderr io.Writer) error {
 		_, err = fmt.Fprintf(stdout, "%s\n", b)
 		return err
 	}
+	width := 0
+	for _, d := range descs {
+		width = max(width, len(d.Name))
+	}
 	for _, d := range descs {
 		desc, _, _ := strings.Cut(d.Description, "\n")
-		fmt.Fprintf(stdout, "%-14s %s\n", d.Name, desc)
+		fmt.Fprintf(stdout, "%-*s  %s\n", width, d.Name, desc)
 	}
 	return nil
-}
-
-const callUsage = `Usage: mcp-tools call [flags] NAME ['ARGUMENTS-JSON']
-
-Run one tool locally, through the same validation and error path as a client's
-tools/call, and print its result. The exit status is 1 when the result is an
-error.
-
-Examples:
-  mcp-tools call calculator '{"input": "2 ** 10"}'
-  mcp-tools call --json datetime '{"input": "weekday of 2024-07-04"}'
-  mcp-tools call --root ./data file_read '{"path": "notes.txt"}'
-`
-
-func call(ctx context.Context, args []string, stdout, stderr io.Writer) (failed bool, err error) {
-	var c setup
-	var asJSON bool
-	fs := newFlagSet("call", callUsage, stderr)
-	c.register(fs, false)
-	fs.BoolVar(&asJSON, "json", false, "print the whole CallToolResult as JSON")
-	if err := parse(fs, args); err != nil {
-		return false, err
-	}
-	if fs.NArg() < 1 || fs.NArg() > 2 {
-		fs.Usage()
-		return false, fmt.Errorf("%w: want a tool name and, optionally, its arguments as JSON", errUsage)
-	}
-	name := fs.Arg(0)
-	rawArgs := json.RawMessage("{}")
-	if fs.NArg() == 2 {
-		rawArgs = json.RawMessage(fs.Arg(1))
-		if !json.Valid(rawArgs) {
-			return false, fmt.Errorf("%w: arguments are not valid JSON: %s", errUsage, fs.Arg(1))
-		}
-	}
-	srv, _, err := c.server(fs, stderr, "warn")
-	if err != nil {
-		return false, err
-	}
-	res, err := callInProcess(ctx, srv, name, rawArgs)
-	if err != nil {
-		return false, err
-	}
-	if asJSON {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return false, err
-		}
-		fmt.Fprintf(stdout, "%s\n", b)
-		return res.IsError, nil
-	}
-	for _, content := range res.Content {
-		if t, ok := mcp.AsTextContent(content); ok {
-			fmt.Fprintln(stdout, t.Text)
-		}
-	}
-	return res.IsError, nil
-}
-
-// callInProcess runs one tools/call through mcp-go's in-process client, so
-// the call takes exactly the path a client's call takes.
-func callInProcess(ctx context.Context, srv *server.Server, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	c, err := client.NewInProcessClient(srv.MCP())
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	if err := c.Start(ctx); err != nil {
-		return nil, err
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "mcp-tools call", Version: version}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		return nil, err
-	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = name
-	req.Params.Arguments = args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: %w", name, err)
-	}
-	return res, nil
 }
 
 const validateUsage = `Usage: mcp-tools validate --config FILE [flags]
@@ -225,14 +131,17 @@ Examples:
 
 func validate(args []string, stdout, stderr io.Writer) error {
 	var c setup
-	fs := newFlagSet("validate", validateUsage, stderr)
+	fs := newFlagSet("validate", validateUsage)
 	c.register(fs, false)
-	if err := parse(fs, args); err != nil {
+	pos, err := parse(fs, args, stdout)
+	if err != nil {
 		return err
 	}
-	if c.configPath == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: --config FILE is required", errUsage)
+	switch {
+	case len(pos) > 0:
+		return usagef("unexpected arguments %q", pos)
+	case c.configPath == "":
+		return usagef("--config FILE is required")
 	}
 	srv, _, err := c.server(fs, stderr, "error")
 	if err != nil {

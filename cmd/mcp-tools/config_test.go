@@ -69,7 +69,7 @@ func TestBadConfigListsEveryProblem(t *testing.T) {
 	src := `server:
   call_timeout: soon
 tools:
-  - name: a-b
+  - name: a.b
     description: Bad name.
     process: {command: [echo]}
   - name: nothing

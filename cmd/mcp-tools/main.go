@@ -3,9 +3,10 @@
 //
 //	mcp-tools [serve] [flags]       serve the tools (stdio by default)
 //	mcp-tools list [--json]         print the tool descriptors
-//	mcp-tools call NAME 'ARGS'      run one tool locally
+//	mcp-tools call NAME ARGS        run one tool locally (ARGS: JSON, - for stdin, @FILE)
 //	mcp-tools validate --config F   check a configuration file
-//	mcp-tools version               print the version
+//	mcp-tools install CLIENT        add mcp-tools to an MCP client's configuration
+//	mcp-tools version               print the version (also -v, --version)
 //
 // Run any command with --help for its flags and examples.
 package main
@@ -20,8 +21,12 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// defaultVersion is version when the build did not set it.
+const defaultVersion = "0.1.0-dev"
+
+// version is set at build time with -ldflags "-X main.version=..."; when it
+// is not, the module version from the build info is used (see versionLine).
+var version = defaultVersion
 
 func main() {
 	// With SIGPIPE caught, a write to a closed stdout fails with EPIPE
@@ -43,15 +48,16 @@ func main() {
 // exitUsage is the exit status for bad flags or a bad configuration.
 const exitUsage = 2
 
-// errUsage marks errors whose exit status is exitUsage.
-var errUsage = errors.New("usage")
-
-// run is main without the process: it returns the exit status.
+// run is main without the process: it returns the exit status. Every
+// problem is printed once, on one line (or one line per problem of a
+// configuration), prefixed by the command.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	switch {
 	case len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
 		cmd, args = "help", nil
+	case len(args) > 0 && (args[0] == "-v" || args[0] == "--version" || args[0] == "-version"):
+		cmd, args = "version", nil
 	case len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-':
 		cmd, args = args[0], args[1:]
 	}
@@ -63,27 +69,31 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = list(args, stdout, stderr)
 	case "call":
 		var failed bool
-		failed, err = call(ctx, args, stdout, stderr)
+		failed, err = call(ctx, args, stdin, stdout, stderr)
 		if err == nil && failed {
 			return 1
 		}
 	case "validate":
 		err = validate(args, stdout, stderr)
+	case "install":
+		err = install(args, stdout, stderr)
 	case "version":
-		fmt.Fprintf(stdout, "mcp-tools %s\n", version)
+		fmt.Fprintln(stdout, versionLine())
 	case "help":
 		fmt.Fprint(stdout, topUsage)
 	default:
-		fmt.Fprintf(stderr, "mcp-tools: unknown command %q\n\n%s", cmd, topUsage)
+		fmt.Fprintf(stderr, "mcp-tools: unknown command %q\nRun 'mcp-tools --help' for the commands.\n", cmd)
 		return exitUsage
 	}
+	var ue *usageError
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, errHelp):
 		return 0
-	case errors.Is(err, errHelp):
-		return 0
-	case errors.Is(err, errUsage):
+	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "mcp-tools %s: %v\n", cmd, err)
+		if ue.hint {
+			fmt.Fprintf(stderr, "Run 'mcp-tools %s --help' for usage.\n", cmd)
+		}
 		return exitUsage
 	default:
 		fmt.Fprintf(stderr, "mcp-tools %s: %v\n", cmd, err)
@@ -96,9 +106,12 @@ const topUsage = `mcp-tools serves governed MCP tools to MCP clients (Claude Des
 Usage:
   mcp-tools [serve] [flags]      serve the tools (stdio by default)
   mcp-tools list [--json]        print the tool descriptors as tools/list publishes them
-  mcp-tools call NAME 'ARGS'     run one tool locally and print its result
+  mcp-tools call NAME ARGS       run one tool locally and print its result
+                                 (ARGS: JSON, - to read stdin, @FILE to read a file)
   mcp-tools validate --config F  check a configuration file without serving
-  mcp-tools version              print the version
+  mcp-tools install CLIENT       add mcp-tools to Claude Desktop, Claude Code, Cursor,
+                                 VS Code or Windsurf (--list shows where each writes)
+  mcp-tools version              print the version and VCS revision (also -v, --version)
 
 Examples:
   mcp-tools                                      # built-ins over stdio
@@ -107,6 +120,8 @@ Examples:
   mcp-tools serve --config tools.yaml
   mcp-tools list --json
   mcp-tools call calculator '{"input": "(178.15 - 150) * 100"}'
+  echo '{"input": "2 ** 10"}' | mcp-tools call calculator -
+  mcp-tools install claude-desktop -- --root ~/notes
 
 Run 'mcp-tools COMMAND --help' for a command's flags.
 `

@@ -44,9 +44,18 @@ func TestMain(m *testing.M) {
 // status.
 func runBinary(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	return runBinaryIn(t, "", nil, args...)
+}
+
+// runBinaryIn runs the built binary with stdin and env added to the
+// test's environment.
+func runBinaryIn(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -68,25 +77,34 @@ func TestCLI(t *testing.T) {
 		wantStderr string
 	}{
 		{"version", []string{"version"}, 0, "mcp-tools ", ""},
+		{"version -v", []string{"-v"}, 0, "mcp-tools ", ""},
+		{"version --version", []string{"--version"}, 0, "mcp-tools ", ""},
 		{"help", []string{"--help"}, 0, "Usage:", ""},
-		{"serve help", []string{"serve", "--help"}, 0, "", "Examples:"},
+		{"serve help", []string{"serve", "--help"}, 0, "Examples:", ""},
+		{"call help", []string{"call", "--help"}, 0, "@FILE", ""},
+		{"call flags after the arguments", []string{"call", "echo", `{"text":"hi"}`, "--builtins", "echo"}, 0, "hi", ""},
+		{"call flags after the name", []string{"call", "calculator", "--json", `{"input": "6*7"}`}, 0, `"text": "42"`, ""},
+		{"call file tool without --root names the flag", []string{"call", "file_read", `{"path": "x"}`}, 2, "", `tool "file_read" is off: no root folder is configured: pass --root DIR`},
+		{"call echo not served names the flag", []string{"call", "echo", `{"text": "x"}`}, 2, "", "pass --builtins echo"},
+		{"call unknown tool lists the served ones", []string{"call", "nope", `{}`}, 2, "", `no tool "nope": the tools served are calculator, datetime`},
+		{"call arguments from a missing file", []string{"call", "calculator", "@no-such-file.json"}, 2, "", "no-such-file.json"},
 		{"call ok", []string{"call", "calculator", `{"input": "(178.15 - 150) * 100"}`}, 0, "2815", ""},
 		{"call error result", []string{"call", "calculator", `{"input": "1/0"}`}, 1, "Error: ", ""},
 		{"call invalid arguments", []string{"call", "calculator", `{}`}, 1, `"input"`, ""},
 		{"call echo when named", []string{"call", "--builtins", "echo", "echo", `{"text":"hi"}`}, 0, "hi", ""},
-		{"call unknown tool", []string{"call", "nope", `{}`}, 1, "", "nope"},
 		{"call bad json", []string{"call", "calculator", `{`}, 2, "", "not valid JSON"},
 		{"unknown builtin", []string{"list", "--builtins", "calculator,nope"}, 2, "", `unknown built-in "nope"`},
 		{"duplicate builtin", []string{"list", "--builtins", "calculator,calculator"}, 2, "", "registered more than once"},
 		{"unknown command", []string{"frobnicate"}, 2, "", "unknown command"},
 		{"bad flag", []string{"serve", "--no-such-flag"}, 2, "", "no-such-flag"},
 		{"bad log level", []string{"list", "--log-level", "loud"}, 2, "", "unknown log level"},
-		{"require approval, no way to ask", []string{"call", "--require-approval", "calculator", "calculator", `{"input": "1+1"}`}, 1, "Tool 'calculator' requires approval but the connected client does not support elicitation", ""},
+		{"require approval, not a terminal", []string{"call", "--require-approval", "calculator", "calculator", `{"input": "1+1"}`}, 1, "", `tool "calculator" requires approval and stdin is not a terminal, so no one can be asked; the tool did not run. Run it on a terminal to answer y/N, or pass --no-approval calculator or --approval-fallback allow`},
+		{"require approval, opened with --no-approval", []string{"call", "--require-approval", "calculator", "--no-approval", "calculator", "calculator", `{"input": "1+1"}`}, 0, "2", ""},
 		{"require approval, allow fallback", []string{"call", "--require-approval", "calculator", "--approval-fallback", "allow", "calculator", `{"input": "1+1"}`}, 0, "2", ""},
 		{"require approval of an unknown tool", []string{"list", "--require-approval", "ghost"}, 2, "", `unknown tool "ghost"`},
 		{"budget flag", []string{"call", "--max-calls-per-session", "1", "calculator", `{"input": "1+1"}`}, 0, "2", ""},
 		{"file_write is gated by default", []string{"call", "--root", "testdata-none", "file_write", `{"path": "x.txt", "content": "y"}`}, 2, "", "testdata-none"},
-		{"file_write gated: denied without elicitation", []string{"call", "--root", ".", "file_write", `{"path": "never-written.txt", "content": "y"}`}, 1, "requires approval", ""},
+		{"file_write gated: denied without a terminal", []string{"call", "--root", ".", "file_write", `{"path": "never-written.txt", "content": "y"}`}, 1, "", "--no-approval file_write"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

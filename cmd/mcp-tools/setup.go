@@ -54,6 +54,10 @@ type setup struct {
 	httpRead        time.Duration
 	maxResultBytes  int
 	maxQueuedCalls  int
+
+	// skipped says, for each default built-in left off, why and which
+	// flag turns it on (set by build).
+	skipped map[string]string
 }
 
 type listFlag []string
@@ -94,14 +98,6 @@ func (c *setup) register(fs *flag.FlagSet, serving bool) {
 	}
 }
 
-// configError marks a configuration problem: exit status 2.
-func configError(log *slog.Logger, err error) error {
-	if log != nil {
-		log.Error("configuration error", "err", err)
-	}
-	return fmt.Errorf("%w: %v", errUsage, err)
-}
-
 // server loads the config file, applies it under the flags, and builds the
 // server. quietLevel, when not empty, replaces the default log level (list
 // and call print results, not logs).
@@ -112,7 +108,7 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 	if c.configPath != "" {
 		f, err := config.Load(c.configPath)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, nil, badConfig(err)
 		}
 		file = f
 		c.applyFile(f, set)
@@ -120,17 +116,22 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 	if quietLevel != "" && !set["log-level"] && (file == nil || file.Server.LogLevel == "") {
 		c.logLevel = quietLevel
 	}
-	log, err := server.NewLogger(server.LogConfig{Level: c.logLevel, Format: c.logFormat, Output: stderr})
+	logOut := stderr
+	if os.Getenv("NO_COLOR") != "" {
+		// The text logger colours only a terminal: hide that it is one.
+		logOut = struct{ io.Writer }{stderr}
+	}
+	log, err := server.NewLogger(server.LogConfig{Level: c.logLevel, Format: c.logFormat, Output: logOut})
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+		return nil, nil, usagef("%v", err)
 	}
 	reg, toolOpts, policy, err := c.build(file, log)
 	if err != nil {
-		return nil, log, configError(log, err)
+		return nil, log, badConfig(err)
 	}
 	opts := server.Options{
 		Name:               "mcp-tools",
-		Version:            version,
+		Version:            moduleVersion(),
 		Logger:             log,
 		Strict:             c.strict,
 		LogTruncate:        c.logTruncate,
@@ -153,7 +154,7 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 	}
 	srv, err := server.New(reg, opts)
 	if err != nil {
-		return nil, log, configError(log, err)
+		return nil, log, badConfig(err)
 	}
 	return srv, log, nil
 }
@@ -210,7 +211,7 @@ func (c *setup) build(file *config.File, log *slog.Logger) (*tools.Registry, map
 	}
 	policy.Fallback = fb
 
-	bcfg := builtin.Config{Root: c.root, MaxReadBytes: c.maxReadBytes, AllowPrivateNetwork: c.allowPrivateNetwork, Version: version, Logger: log}
+	bcfg := builtin.Config{Root: c.root, MaxReadBytes: c.maxReadBytes, AllowPrivateNetwork: c.allowPrivateNetwork, Version: moduleVersion(), Logger: log}
 	var names []string
 	if file != nil {
 		for name, b := range file.Builtins {
@@ -252,10 +253,9 @@ func (c *setup) build(file *config.File, log *slog.Logger) (*tools.Registry, map
 			}
 		}
 	} else if names == nil {
-		var skipped map[string]string
-		names, skipped = builtin.Default(bcfg)
+		names, c.skipped = builtin.Default(bcfg)
 		for _, name := range builtin.Names {
-			if why, ok := skipped[name]; ok {
+			if why, ok := c.skipped[name]; ok {
 				log.Info("built-in not enabled", "tool", name, "why", why)
 			}
 		}
