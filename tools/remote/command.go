@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-tools/mcp-tools/internal/proc"
 	"github.com/mcp-tools/mcp-tools/tools"
@@ -57,6 +60,8 @@ type CommandConfig struct {
 	KillGrace time.Duration `yaml:"kill_grace" json:"kill_grace,omitempty"`
 	// LookupEnv reads ${NAME} references in Command. Nil: os.LookupEnv.
 	LookupEnv func(string) (string, bool) `yaml:"-" json:"-"`
+	// Observer is told the exit code of every process. Nil: nobody.
+	Observer Observer `yaml:"-" json:"-"`
 }
 
 // Command is a subprocess tool. The protocol, exactly:
@@ -78,6 +83,11 @@ type CommandConfig struct {
 // group (grandchildren included): SIGTERM, then SIGKILL after KillGrace.
 // On Linux the program also gets SIGKILL if the server dies, even by
 // SIGKILL (see proc.Start).
+//
+// When the call carries a trace context (W3C Trace Context), the program
+// gets it in TRACEPARENT (and TRACESTATE, when there is one), which
+// replace variables of those names from Env; when the call is traced, the
+// run is a span of its own and that is the span the program sees.
 type Command struct {
 	cfg   CommandConfig
 	info  tools.Info
@@ -156,13 +166,19 @@ func environ(own map[string]string) []string {
 }
 
 // Call runs the program once.
-func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+func (c *Command) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, err error) {
 	name := c.cfg.Name
 	ctx, input, arguments, done, err := c.cfg.begin(ctx, c.slots, args)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	defer done()
+	var span trace.Span
+	if trace.SpanFromContext(ctx).IsRecording() {
+		ctx, span = startSpan(ctx, "subprocess "+name, trace.SpanKindInternal, keyToolName.String(name),
+			keyExecutable.String(filepath.Base(c.cfg.Command[0])))
+		defer func() { endSpan(span, err) }()
+	}
 
 	req := map[string]any{"input": input}
 	if arguments != nil {
@@ -173,6 +189,10 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
 	cmd.Dir = c.cfg.Dir
 	cmd.Env = c.env
+	if env := traceEnv(ctx); env != nil {
+		// Appended last: os/exec keeps the last of duplicate names.
+		cmd.Env = append(c.env[:len(c.env):len(c.env)], env...)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Kill the group when the call ends early, or when output overflows.
 	overflow := make(chan struct{})
@@ -219,6 +239,14 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (tools.Result,
 	// Whatever happened, leave no member of the group behind.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	stderr.progress.close() // no report after the program ended
+	if ps := cmd.ProcessState; ps != nil {
+		if span != nil {
+			span.SetAttributes(keyPID.Int(ps.Pid()), keyExitCode.Int(ps.ExitCode()))
+		}
+		if c.cfg.Observer != nil {
+			c.cfg.Observer.Exited(name, ps.ExitCode())
+		}
+	}
 
 	switch {
 	case killedFor == "ctx":

@@ -12,6 +12,9 @@ import (
 	"os"
 	"strings"
 
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcp-tools/mcp-tools/tools"
 )
 
@@ -41,6 +44,8 @@ type HTTPConfig struct {
 	MaxRedirects int `yaml:"max_redirects" json:"max_redirects,omitempty"`
 	// LookupEnv reads ${NAME} references. Nil: os.LookupEnv.
 	LookupEnv func(string) (string, bool) `yaml:"-" json:"-"`
+	// Observer is told the status of every response. Nil: nobody.
+	Observer Observer `yaml:"-" json:"-"`
 }
 
 // HTTP is an HTTP endpoint tool.
@@ -57,6 +62,11 @@ type HTTPConfig struct {
 //   - The response body is the text result; with an output schema, a JSON
 //     response is also the structured result. 4xx and 5xx are failures
 //     "HTTP 503: <body snippet>" with the status as the code.
+//   - When the call is traced, the request is a CLIENT span of its own, and
+//     carries its trace context in the traceparent and tracestate headers
+//     (W3C Trace Context), which replace configured ones of those names.
+//     A client's trace context is passed on even when this server records
+//     no span.
 type HTTP struct {
 	cfg     HTTPConfig
 	info    tools.Info
@@ -142,13 +152,19 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 func (t *HTTP) Info() tools.Info { return t.info }
 
 // Call makes one request.
-func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, err error) {
 	name := t.cfg.Name
 	ctx, input, arguments, done, err := t.cfg.begin(ctx, t.slots, args)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	defer done()
+	var span trace.Span
+	if trace.SpanFromContext(ctx).IsRecording() {
+		ctx, span = startSpan(ctx, t.cfg.Method, trace.SpanKindClient, keyToolName.String(name), keyMethod.String(t.cfg.Method),
+			keyServer.String(t.base.Hostname()), keyURL.String(t.base.Scheme+"://"+t.base.Host+t.base.Path))
+		defer func() { endSpan(span, err) }()
+	}
 
 	u := *t.base
 	var body io.Reader
@@ -194,6 +210,7 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (tools.Result, er
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
+	injectHeaders(ctx, propagation.HeaderCarrier(req.Header))
 	// Never log the query or header values: they may carry secrets.
 	t.cfg.Logger.DebugContext(ctx, "http tool request", "tool", name, "method", t.cfg.Method, "url", t.base.Scheme+"://"+t.base.Host+t.base.Path, "headers", headerNames(req.Header))
 	resp, err := t.client.Do(req)
@@ -208,6 +225,12 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (tools.Result, er
 		return tools.Result{}, tools.Failed("tool %q: request failed: %v", name, err)
 	}
 	defer resp.Body.Close()
+	if span != nil {
+		span.SetAttributes(keyStatus.Int(resp.StatusCode))
+	}
+	if t.cfg.Observer != nil {
+		t.cfg.Observer.Responded(name, resp.StatusCode)
+	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, t.cfg.MaxResponseBytes+1))
 	if err != nil {
 		if ctx.Err() != nil {
