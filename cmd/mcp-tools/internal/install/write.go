@@ -1,0 +1,119 @@
+package install
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Result says what Write did, or would do.
+type Result struct {
+	// Path is the client's configuration file.
+	Path string
+	// Backup is the copy of the file as it was before, when there was one
+	// and it was written.
+	Backup string
+	// Created is true when the file did not exist.
+	Created bool
+	// Replaced is true when an entry of the same name was replaced.
+	Replaced bool
+	// Content is the file's new content.
+	Content []byte
+}
+
+// Write merges the entry into the client's configuration file (see Merge)
+// and, unless dryRun, writes it: the old file is first copied to
+// PATH.bak, and the new one replaces it atomically with the same mode.
+// Missing folders are created. Nothing is written when the file cannot be
+// parsed.
+func Write(c Client, name string, e Entry, dryRun bool) (Result, error) {
+	path, err := c.Path()
+	if err != nil {
+		return Result{}, err
+	}
+	return WriteFile(c, path, name, e, dryRun)
+}
+
+// WriteFile is Write on the file at path.
+func WriteFile(c Client, path, name string, e Entry, dryRun bool) (Result, error) {
+	r := Result{Path: path}
+	old, mode, err := readFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		r.Created, mode = true, 0o600
+	case err != nil:
+		return r, err
+	}
+	r.Content, r.Replaced, err = Merge(c, old, name, e)
+	if err != nil {
+		return r, fmt.Errorf("%s: %w; fix or move it, then try again", path, err)
+	}
+	if dryRun {
+		return r, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return r, err
+	}
+	if !r.Created {
+		r.Backup = path + ".bak"
+		if err := atomicWrite(r.Backup, old, mode); err != nil {
+			return r, fmt.Errorf("back up %s: %w", path, err)
+		}
+	}
+	if err := atomicWrite(path, r.Content, mode); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+func readFile(path string) ([]byte, fs.FileMode, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(b) > MaxFileBytes {
+		return nil, 0, fmt.Errorf("%s: %w: it is larger than %d bytes", path, ErrParse, MaxFileBytes)
+	}
+	return b, st.Mode().Perm(), nil
+}
+
+// atomicWrite writes b to a temporary file next to path and renames it
+// over path.
+func atomicWrite(path string, b []byte, mode fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
