@@ -1,0 +1,218 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// Attribute values of the MCP semantic conventions (semconv v1.41.0).
+const (
+	// MethodToolsCall is mcp.method.name of a tool call.
+	MethodToolsCall = "tools/call" // mcpconv.MethodNameToolsCall
+	// ErrorTypeTool is error.type of a call whose result is an error
+	// (isError: true).
+	ErrorTypeTool = "tool_error"
+	// TransportPipe and TransportTCP are the network.transport of stdio
+	// and of the HTTP transports.
+	TransportPipe = "pipe" // mcpconv.NetworkTransportPipe
+	TransportTCP  = "tcp"  // mcpconv.NetworkTransportTCP
+)
+
+// ErrorKindKey is the attribute that carries a failed call's tools.Kind
+// next to error.type.
+const ErrorKindKey = attribute.Key("mcp_tools.error.kind")
+
+// Request is what the server knows of the MCP request a call came in:
+// the span's attributes and its remote parent. Every field may be empty.
+type Request struct {
+	// ID is the JSON-RPC request id, as text (jsonrpc.request.id).
+	ID string
+	// ProtocolVersion is the request's MCP protocol version.
+	ProtocolVersion string
+	// SessionID is the MCP session id (mcp.session.id). Set it only for
+	// protocol versions that have sessions.
+	SessionID string
+	// Transport is network.transport: TransportPipe or TransportTCP.
+	Transport string
+	// TraceParent and TraceState are the W3C trace context the client
+	// sent: params._meta traceparent and tracestate (SEP-414) or, when
+	// _meta has none, the HTTP headers of the same names.
+	TraceParent, TraceState string
+}
+
+type requestKey struct{}
+
+// WithRequest returns ctx carrying r, for the Middleware of the call run
+// under it.
+func WithRequest(ctx context.Context, r *Request) context.Context {
+	return context.WithValue(ctx, requestKey{}, r)
+}
+
+func requestFrom(ctx context.Context) *Request {
+	r, _ := ctx.Value(requestKey{}).(*Request)
+	return r
+}
+
+// carrier reads a Request's trace context for a propagator.
+type carrier struct{ r *Request }
+
+func (c carrier) Get(key string) string {
+	switch key {
+	case "traceparent":
+		return c.r.TraceParent
+	case "tracestate":
+		return c.r.TraceState
+	}
+	return ""
+}
+func (c carrier) Set(string, string) {}
+func (c carrier) Keys() []string     { return []string{"traceparent", "tracestate"} }
+
+// Middleware measures and traces every call of the tool info describes:
+// the calls, outcome and duration metrics, the in-flight gauge and the
+// budget refusals; with tracing on, a SERVER span named
+// "tools/call <tool>" whose parent is the request's trace context (see
+// Request), with the MCP attributes; with tracing off, the client's trace
+// context alone is passed on, so that remote tools still propagate it.
+//
+// Put it outermost in the chain: it then counts every call, refused ones
+// included, and times the whole call. The label series are made here,
+// once per tool. On a nil Telemetry it returns next.
+func (t *Telemetry) Middleware(info tools.Info, next tools.Func) tools.Func {
+	if t == nil {
+		return next
+	}
+	m := t.forTool(info.Name)
+	if t.tracer == nil && !t.otelMetr {
+		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+			if r := requestFrom(ctx); r != nil && r.TraceParent != "" {
+				ctx = propagation.TraceContext{}.Extract(ctx, carrier{r})
+			}
+			m.inFlight.Inc()
+			start := time.Now()
+			res, err := next(ctx, args)
+			m.done(time.Since(start), res, err)
+			return res, err
+		}
+	}
+	return t.traced(info, m, next)
+}
+
+// done records a finished call and returns its outcome: nil on success.
+func (m *toolMetrics) done(d time.Duration, res tools.Result, err error) *tools.Error {
+	m.inFlight.Dec()
+	m.duration.Observe(d.Seconds())
+	switch {
+	case err == nil && res.Err == nil:
+		m.ok.Inc()
+		return nil
+	case tools.IsSuspended(err):
+		m.suspended.Inc()
+		return nil
+	}
+	e := res.Err
+	if err != nil {
+		e = tools.AsError(err)
+	}
+	if c, ok := m.outcomes[e.Kind]; ok {
+		c.Inc()
+	} else {
+		m.other.Inc()
+	}
+	if e.Kind == tools.KindBudgetExhausted {
+		m.budget.Inc()
+	}
+	return e
+}
+
+func (t *Telemetry) traced(info tools.Info, m *toolMetrics, next tools.Func) tools.Func {
+	name := info.Name
+	spanName := MethodToolsCall + " " + name
+	static := []attribute.KeyValue{
+		semconv.McpMethodNameKey.String(MethodToolsCall),
+		semconv.GenAIOperationNameKey.String(string(mcpconv.GenAIOperationNameExecuteTool)),
+		semconv.GenAIToolNameKey.String(name),
+	}
+	metricAttrs := []attribute.KeyValue{semconv.GenAIToolNameKey.String(name),
+		semconv.GenAIOperationNameKey.String(string(mcpconv.GenAIOperationNameExecuteTool))}
+	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+		r := requestFrom(ctx)
+		if r != nil && r.TraceParent != "" {
+			ctx = propagation.TraceContext{}.Extract(ctx, carrier{r})
+		}
+		var span trace.Span
+		if t.tracer != nil {
+			attrs := append(make([]attribute.KeyValue, 0, len(static)+6), static...)
+			if r != nil {
+				attrs = appendRequest(attrs, r)
+			}
+			if t.cfg.RecordArguments {
+				attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(clip(tools.ShowArgs(info, args), t.cfg.MaxAttributeBytes)))
+			}
+			ctx, span = t.tracer.Start(ctx, spanName, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+		}
+		m.inFlight.Inc()
+		start := time.Now()
+		res, err := next(ctx, args)
+		d := time.Since(start)
+		failed := m.done(d, res, err)
+		if t.otelMetr {
+			attrs := metricAttrs
+			if r != nil && r.Transport != "" {
+				attrs = append(attrs[:len(attrs):len(attrs)], semconv.NetworkTransportKey.String(r.Transport))
+			}
+			if failed != nil {
+				attrs = append(attrs[:len(attrs):len(attrs)], semconv.ErrorTypeKey.String(ErrorTypeTool))
+			}
+			t.opDur.Record(ctx, d.Seconds(), mcpconv.MethodNameToolsCall, attrs...)
+		}
+		if span != nil {
+			if failed != nil {
+				span.SetAttributes(semconv.ErrorTypeKey.String(ErrorTypeTool), ErrorKindKey.String(string(failed.Kind)))
+				span.SetStatus(codes.Error, string(failed.Kind))
+			} else if t.cfg.RecordArguments && err == nil {
+				span.SetAttributes(semconv.GenAIToolCallResultKey.String(clip(res.Text, t.cfg.MaxAttributeBytes)))
+			}
+			span.End()
+		}
+		return res, err
+	}
+}
+
+// appendRequest adds the request's attributes to attrs.
+func appendRequest(attrs []attribute.KeyValue, r *Request) []attribute.KeyValue {
+	if r.ID != "" {
+		attrs = append(attrs, semconv.JSONRPCRequestIDKey.String(r.ID))
+	}
+	if r.ProtocolVersion != "" {
+		attrs = append(attrs, semconv.McpProtocolVersionKey.String(r.ProtocolVersion))
+	}
+	if r.SessionID != "" {
+		attrs = append(attrs, semconv.McpSessionIDKey.String(r.SessionID))
+	}
+	if r.Transport != "" {
+		attrs = append(attrs, semconv.NetworkTransportKey.String(r.Transport))
+	}
+	return attrs
+}
+
+// clip shortens s to at most n bytes, on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
