@@ -295,5 +295,5 @@ func (s *Server) heartbeat(ctx context.Context, tool string) (stop func()) {
 func (s *Server) logDecision(ctx context.Context, tool string, out approval.Outcome, start time.Time) {
 	s.log.LogAttrs(ctx, slog.LevelInfo, "approval decision",
 		slog.String("tool", tool), slog.String("decision", out.Decision.String()),
-		slog.String("by", out.By), slog.Duration("waited", time.Since(start)))
+		slog.String("by", out.By), slog.Duration("waited", time.Since(start)), principalAttr(ctx))
 }

@@ -67,7 +67,7 @@ func (s *Server) Handler(transport string) (http.Handler, error) {
 }
 
 func (s *Server) httpTransport(transport string) (*httpTransport, error) {
-	auth := len(s.opts.BearerTokens) > 0
+	auth := len(s.opts.BearerTokens) > 0 || s.opts.OAuth != nil
 	table := &sessionTable{max: s.opts.MaxSessions}
 	s.closersMu.Lock()
 	s.tables = append(s.tables, table)
@@ -79,11 +79,15 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 		readTimeout: s.opts.HTTPReadTimeout,
 		sessions:    table,
 		log:         s.log,
+		oauth:       s.opts.OAuth,
 	}
 	ctxFunc := func(ctx context.Context, r *http.Request) context.Context {
 		return withPrincipal(ctx, principalOf(r, auth))
 	}
 	mux := http.NewServeMux()
+	if s.opts.OAuth != nil {
+		s.opts.OAuth.mount(mux) // the RFC 9728 metadata, unauthenticated
+	}
 	var t *httpTransport
 	switch transport {
 	case TransportHTTP:
@@ -205,6 +209,7 @@ type guard struct {
 	sessionOf func(*http.Request) string
 	sessions  *sessionTable
 	log       *slog.Logger
+	oauth     *OAuth // nil: static bearer tokens, or none
 
 	inFlight  sync.WaitGroup // POST requests being served
 	lastWrite atomic.Int64   // unix nanos of the last write on any stream
@@ -233,7 +238,12 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if len(g.tokens) > 0 && !bearerOK(r, g.tokens) {
+		if g.oauth != nil {
+			var ok bool
+			if r, ok = g.oauth.authenticate(w, r, g.log); !ok {
+				return
+			}
+		} else if len(g.tokens) > 0 && !bearerOK(r, g.tokens) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-tools"`)
 			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
 			return
@@ -244,7 +254,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		// session manager first), and on both HTTP transports.
 		if id != "" {
 			owner, known := g.sessions.owner(id)
-			if (known && len(g.tokens) > 0 && owner != principalOf(r, true)) ||
+			if (known && (len(g.tokens) > 0 || g.oauth != nil) && owner != principalOf(r, true)) ||
 				(!known && g.streamable && r.Method == http.MethodDelete) {
 				writeJSONRPCError(w, http.StatusNotFound, nil, mcp.INVALID_REQUEST, "no such session: it ended, or it never existed; initialize a new one")
 				return
@@ -299,6 +309,12 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			g.log.Warn("HTTP message refused", "reason", bad.msg)
 			writeJSONRPCError(w, http.StatusBadRequest, bad.id, bad.code, bad.msg)
 			return
+		}
+		if g.oauth != nil && f.method == string(mcp.MethodToolsCall) {
+			if err := g.oauth.checkTool(r.Context(), f.tool); err != nil {
+				g.oauth.refuse(w, err) // 403 insufficient_scope, naming the scopes
+				return
+			}
 		}
 		if g.streamable && !modernRequest(r, body) {
 			switch {
@@ -501,6 +517,9 @@ func principalFrom(ctx context.Context) string {
 // principalOf names who authenticated r: a digest of its bearer token when
 // tokens are required, "" otherwise. The token itself is never kept.
 func principalOf(r *http.Request, auth bool) string {
+	if p, ok := oauthPrincipal(r.Context()); ok {
+		return principalName(p)
+	}
 	if !auth {
 		return ""
 	}

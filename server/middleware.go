@@ -59,12 +59,13 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 			return res, err
 		}
 		in := tools.ShowArgs(info, args)
+		who := principalAttr(ctx)
 		if out.Err != nil {
 			s.log.LogAttrs(ctx, slog.LevelWarn, name+"("+truncate(in, s.opts.LogTruncate)+") -> Error: "+truncate(out.Err.Message, s.opts.LogTruncate),
-				slog.String("tool", name), slog.String("kind", string(out.Err.Kind)), slog.Duration("duration", d))
+				slog.String("tool", name), slog.String("kind", string(out.Err.Kind)), slog.Duration("duration", d), who)
 		} else {
 			s.log.LogAttrs(ctx, slog.LevelInfo, name+"("+truncate(in, s.opts.LogTruncate)+") -> "+truncate(out.Text, s.opts.LogTruncate),
-				slog.String("tool", name), slog.Duration("duration", d))
+				slog.String("tool", name), slog.Duration("duration", d), who)
 		}
 		if s.log.Enabled(ctx, slog.LevelDebug) {
 			text := out.Text
@@ -75,6 +76,15 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 		}
 		return res, err
 	}
+}
+
+// principalAttr names who made the call (the token's subject, or a digest
+// of a static token), or is an empty attribute, which handlers drop.
+func principalAttr(ctx context.Context) slog.Attr {
+	if sess, ok := tools.SessionFrom(ctx); ok && sess.Principal != "" {
+		return slog.String("principal", sess.Principal)
+	}
+	return slog.Attr{}
 }
 
 // debugTruncate is how many times LogTruncate the DEBUG detail line shows:

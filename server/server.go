@@ -129,6 +129,9 @@ type Options struct {
 	// streamable HTTP session can be used only with the token that opened
 	// it. Take them from the environment, never from a command-line flag.
 	BearerTokens []string
+	// OAuth, when set, makes the HTTP transports an OAuth 2.1 resource
+	// server (see OAuth); BearerTokens are then not used. Nil: no OAuth.
+	OAuth *OAuth
 	// ShutdownGrace is how long in-flight calls may run after a shutdown
 	// begins before they are cancelled. Zero: DefaultShutdownGrace.
 	ShutdownGrace time.Duration
@@ -269,6 +272,11 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("server: settings for unknown tool %q", name)
 		}
 	}
+	if opts.OAuth != nil {
+		if err := opts.OAuth.check(); err != nil {
+			return nil, err
+		}
+	}
 	if err := opts.Approval.Validate(); err != nil {
 		return nil, fmt.Errorf("server: approval: %w", err)
 	}
@@ -291,12 +299,17 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			t.remove(cs.SessionID())
 		}
 	})
-	s.mcp = mcpserver.NewMCPServer(opts.Name, opts.Version,
+	mcpOpts := []mcpserver.ServerOption{
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithHooks(hooks),
 		// No mcpserver.WithLogger: it adds a second INFO line per request
 		// and per call; logMiddleware writes the one line per call.
-	)
+	}
+	if opts.OAuth != nil {
+		// A tool the token may not call is left out of its tools/list.
+		mcpOpts = append(mcpOpts, mcpserver.WithToolFilter(opts.OAuth.toolFilter))
+	}
+	s.mcp = mcpserver.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
 
 	gatedTools := map[string]bool{}
 	for _, t := range reg.Tools() {
