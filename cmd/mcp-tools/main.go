@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "validate":
 		err = validate(args, stdout, stderr)
 	case "install":
-		err = install(args, stdout, stderr)
+		err = installCmd(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, versionLine())
 	case "help":

@@ -54,7 +54,9 @@ var Clients = []Client{
 	{Name: "vscode", Title: "VS Code (user profile)", Key: "servers", JSONC: true, Typed: true,
 		where: func(home, config string) string { return filepath.Join(config, "Code", "User", "mcp.json") }},
 	{Name: "windsurf", Title: "Windsurf", Key: "mcpServers",
-		where: func(home, config string) string { return filepath.Join(home, ".codeium", "windsurf", "mcp_config.json") }},
+		where: func(home, config string) string {
+			return filepath.Join(home, ".codeium", "windsurf", "mcp_config.json")
+		}},
 }
 
 // Lookup returns the client called name.
