@@ -58,7 +58,8 @@ func WithRequest(ctx context.Context, r *Request) context.Context {
 	return context.WithValue(ctx, requestKey{}, r)
 }
 
-func requestFrom(ctx context.Context) *Request {
+// RequestFrom returns the Request WithRequest put into ctx, or nil.
+func RequestFrom(ctx context.Context) *Request {
 	r, _ := ctx.Value(requestKey{}).(*Request)
 	return r
 }
@@ -95,7 +96,7 @@ func (t *Telemetry) Middleware(info tools.Info, next tools.Func) tools.Func {
 	m := t.forTool(info.Name)
 	if t.tracer == nil && !t.otelMetr {
 		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-			if r := requestFrom(ctx); r != nil && r.TraceParent != "" {
+			if r := RequestFrom(ctx); r != nil && r.TraceParent != "" {
 				ctx = propagation.TraceContext{}.Extract(ctx, carrier{r})
 			}
 			m.inFlight.Inc()
@@ -146,7 +147,7 @@ func (t *Telemetry) traced(info tools.Info, m *toolMetrics, next tools.Func) too
 	metricAttrs := []attribute.KeyValue{semconv.GenAIToolNameKey.String(name),
 		semconv.GenAIOperationNameKey.String(string(mcpconv.GenAIOperationNameExecuteTool))}
 	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-		r := requestFrom(ctx)
+		r := RequestFrom(ctx)
 		if r != nil && r.TraceParent != "" {
 			ctx = propagation.TraceContext{}.Extract(ctx, carrier{r})
 		}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-tools/mcp-tools/telemetry"
+)
+
+// Paths of the operational endpoints (see OpsHandler).
+const (
+	PathMetrics = "/metrics"
+	PathHealthz = "/healthz"
+	PathReadyz  = "/readyz"
+)
+
+// metaRequestID is where recordRequestID keeps a call's JSON-RPC id: in
+// the _meta of the request's embedded mcp.Request, which JSON never fills
+// (CallToolRequest.Params shadows it), so a client cannot set it.
+const metaRequestID = "mcp-tools/jsonrpcRequestId"
+
+// recordRequestID is a BeforeCallTool hook: mcp-go hands the JSON-RPC id to
+// hooks only, so it is noted on the request the tool handler then gets.
+func recordRequestID(_ context.Context, id any, req *mcp.CallToolRequest) {
+	if req == nil || id == nil {
+		return
+	}
+	req.Request.Params.Meta = &mcp.Meta{AdditionalFields: map[string]any{metaRequestID: id}}
+}
+
+// observeRequest puts what telemetry needs of the request into ctx: the
+// JSON-RPC id, protocol version, session id (for protocol versions that
+// have sessions), transport, and the client's trace context, from
+// params._meta traceparent/tracestate (SEP-414) or else the HTTP headers.
+// It returns ctx unchanged when tel is nil.
+func observeRequest(ctx context.Context, tel *telemetry.Telemetry, req mcp.CallToolRequest) context.Context {
+	if tel == nil {
+		return ctx
+	}
+	r := &telemetry.Request{Transport: telemetry.TransportPipe, ProtocolVersion: mcpserver.RequestProtocolVersion(ctx)}
+	if len(req.Header) > 0 { // mcp-go hands stdio calls an empty header
+		r.Transport = telemetry.TransportTCP
+	}
+	if m := req.Request.Params.Meta; m != nil {
+		if id, ok := m.AdditionalFields[metaRequestID]; ok {
+			r.ID = fmt.Sprint(id)
+		}
+	}
+	if !mcp.IsModernProtocol(r.ProtocolVersion) {
+		if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {
+			r.SessionID = cs.SessionID()
+		}
+	}
+	if m := req.Params.Meta; m != nil {
+		r.TraceParent, _ = m.AdditionalFields["traceparent"].(string)
+		r.TraceState, _ = m.AdditionalFields["tracestate"].(string)
+	}
+	if r.TraceParent == "" && len(req.Header) > 0 {
+		r.TraceParent, r.TraceState = req.Header.Get("traceparent"), req.Header.Get("tracestate")
+	}
+	return telemetry.WithRequest(ctx, r)
+}
+
+// OpsHandler serves the operational endpoints: GET /metrics (metrics, when
+// not nil: a telemetry.Telemetry's Handler), GET /healthz (200 while the
+// process serves) and GET /readyz (200 until a shutdown begins, then 503,
+// so a load balancer stops sending new sessions). None of them takes a
+// bearer token or touches a session; an Origin header that is not allowed
+// gets 403, as on the MCP endpoints.
+func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	if metrics != nil {
+		mux.Handle("GET "+PathMetrics, metrics)
+	}
+	mux.HandleFunc("GET "+PathHealthz, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET "+PathReadyz, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if !s.ready() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "shutting down\n")
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, s.opts.AllowedOrigins) {
+			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// ready reports whether the server takes new calls.
+func (s *Server) ready() bool {
+	s.calls.mu.Lock()
+	defer s.calls.mu.Unlock()
+	return !s.calls.draining
+}
+
+// ServeOps serves OpsHandler(metrics) on ln until ctx is done: the
+// --metrics-addr listener of a stdio server. It returns nil once ctx is
+// done and the listener is closed.
+func (s *Server) ServeOps(ctx context.Context, ln net.Listener, metrics http.Handler) error {
+	srv := &http.Server{
+		Handler:           s.OpsHandler(metrics),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       s.opts.HTTPIdleTimeout,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

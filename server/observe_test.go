@@ -1,0 +1,211 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/mcp-tools/mcp-tools/telemetry"
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// TestObservedRequest runs real tools/call messages through an mcp-go
+// server wired as server.New is to be (recordRequestID as the
+// BeforeCallTool hook, observeRequest in the handler, the telemetry
+// middleware around the call) and checks the span each one makes.
+func TestObservedRequest(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tel, err := telemetry.New(telemetry.Config{TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)), Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := tel.Middleware(tools.Info{Name: "echo"}, func(context.Context, json.RawMessage) (tools.Result, error) { return tools.Text("hi"), nil })
+	hooks := &mcpserver.Hooks{}
+	hooks.AddBeforeCallTool(recordRequestID)
+	m := mcpserver.NewMCPServer("t", "1", mcpserver.WithToolCapabilities(false), mcpserver.WithHooks(hooks))
+	m.AddTool(mcp.NewTool("echo"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = observeRequest(ctx, tel, req)
+		res, err := fn(ctx, rawArguments(req))
+		return render(tools.Outcome(res, err), 0), nil
+	})
+
+	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	tests := []struct {
+		name      string
+		msg       string
+		wantID    string
+		wantTrace string // the span's parent span id; "" for a root
+	}{
+		{"meta traceparent", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"` + parent + `","tracestate":"v=1"}}}`, "7", "00f067aa0ba902b7"},
+		{"string id, no trace", `{"jsonrpc":"2.0","id":"abc","method":"tools/call","params":{"name":"echo"}}`, "abc", ""},
+		{"client cannot plant the id", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","_meta":{"mcp-tools/jsonrpcRequestId":"forged"}}}`, "8", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			exp.Reset()
+			resp := m.HandleMessage(context.Background(), json.RawMessage(tt.msg))
+			if _, ok := resp.(mcp.JSONRPCResponse); !ok {
+				t.Fatalf("got %#v, want a result", resp)
+			}
+			spans := exp.GetSpans()
+			if len(spans) != 1 {
+				t.Fatalf("got %d spans, want 1", len(spans))
+			}
+			s := spans[0]
+			got := map[string]string{}
+			for _, a := range s.Attributes {
+				got[string(a.Key)] = a.Value.Emit()
+			}
+			if got["jsonrpc.request.id"] != tt.wantID {
+				t.Errorf("jsonrpc.request.id: got %q, want %q", got["jsonrpc.request.id"], tt.wantID)
+			}
+			if got["network.transport"] != "pipe" {
+				t.Errorf("network.transport: got %q, want pipe", got["network.transport"])
+			}
+			gotParent := ""
+			if s.Parent.IsValid() {
+				gotParent = s.Parent.SpanID().String()
+			}
+			if gotParent != tt.wantTrace {
+				t.Errorf("parent span: got %q, want %q", gotParent, tt.wantTrace)
+			}
+		})
+	}
+}
+
+func TestObserveRequestSources(t *testing.T) {
+	tel, err := telemetry.New(telemetry.Config{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fromMeta, fromHeader = "00-11111111111111111111111111111111-1111111111111111-01", "00-22222222222222222222222222222222-2222222222222222-01"
+	withMeta := func(req mcp.CallToolRequest) mcp.CallToolRequest {
+		req.Params.Meta = &mcp.Meta{AdditionalFields: map[string]any{"traceparent": fromMeta}}
+		return req
+	}
+	headers := http.Header{"Traceparent": {fromHeader}, "Tracestate": {"h=1"}}
+	tests := []struct {
+		name          string
+		req           mcp.CallToolRequest
+		wantParent    string
+		wantState     string
+		wantTransport string
+	}{
+		{"stdio, meta", withMeta(mcp.CallToolRequest{}), fromMeta, "", telemetry.TransportPipe},
+		{"http, header", mcp.CallToolRequest{Header: headers}, fromHeader, "h=1", telemetry.TransportTCP},
+		{"http, meta wins", withMeta(mcp.CallToolRequest{Header: headers}), fromMeta, "", telemetry.TransportTCP},
+		{"nothing", mcp.CallToolRequest{}, "", "", telemetry.TransportPipe},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := telemetry.RequestFrom(observeRequest(context.Background(), tel, tt.req))
+			if got == nil {
+				t.Fatal("no telemetry.Request in the context")
+			}
+			if got.TraceParent != tt.wantParent || got.TraceState != tt.wantState || got.Transport != tt.wantTransport {
+				t.Errorf("got %q %q %q, want %q %q %q", got.TraceParent, got.TraceState, got.Transport, tt.wantParent, tt.wantState, tt.wantTransport)
+			}
+		})
+	}
+	if ctx := observeRequest(context.Background(), nil, mcp.CallToolRequest{}); telemetry.RequestFrom(ctx) != nil {
+		t.Error("without telemetry the context carries a request")
+	}
+}
+
+func TestOpsHandler(t *testing.T) {
+	reg, err := tools.NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(reg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel, err := telemetry.New(telemetry.Config{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel.SessionOpened()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.ServeOps(ctx, ln, tel.Handler()) }()
+	base := "http://" + ln.Addr().String()
+
+	get := func(path, origin string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	tests := []struct {
+		name, path, origin string
+		want               int
+	}{
+		{"healthz", PathHealthz, "", 200},
+		{"readyz", PathReadyz, "", 200},
+		{"metrics", PathMetrics, "", 200},
+		{"foreign origin", PathMetrics, "https://evil.example", 403},
+		{"unknown path", "/mcp", "", 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, body := get(tt.path, tt.origin); got != tt.want {
+				t.Errorf("GET %s: got %d (%s), want %d", tt.path, got, body, tt.want)
+			}
+		})
+	}
+	_, body := get(PathMetrics, "")
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("parsing /metrics: %v", err)
+	}
+	if got := fams[telemetry.MetricSessions].GetMetric()[0].GetGauge().GetValue(); got != 1 {
+		t.Errorf("%s: got %v, want 1", telemetry.MetricSessions, got)
+	}
+
+	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer scancel()
+	if err := s.Shutdown(sctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := get(PathReadyz, ""); got != http.StatusServiceUnavailable {
+		t.Errorf("readyz after shutdown: got %d, want 503", got)
+	}
+	if got, _ := get(PathHealthz, ""); got != http.StatusOK {
+		t.Errorf("healthz after shutdown: got %d, want 200", got)
+	}
+	cancel()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("ServeOps: got %v, want nil", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeOps did not return after its context ended")
+	}
+}
