@@ -94,7 +94,10 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 		h := mcpserver.NewStreamableHTTPServer(s.mcp,
 			mcpserver.WithSessionIdManagerResolver(sessionResolver{t: table, auth: auth}),
 			mcpserver.WithHTTPContextFunc(ctxFunc),
-			mcpserver.WithStreamableHTTPLogger(s.log),
+			// mcp-go's own notes ("Delivered sampling response",
+			// "Sweeping expired session") are DEBUG lines in our log:
+			// INFO is one line per call.
+			mcpserver.WithStreamableHTTPLogger(slog.New(demoted{s.log.Handler()})),
 			mcpserver.WithSessionIdleTTL(s.opts.SessionIdleTimeout),
 		)
 		g.streamable = true
@@ -173,7 +176,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, transport strin
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	s.log.Info("serving", "transport", transport, "addr", ln.Addr().String())
+	s.log.Info("serving", "transport", transport, "url", endpointURL(ln.Addr(), transport))
 	reason := "Shutdown called"
 	select {
 	case err := <-errc:
@@ -193,6 +196,37 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, transport strin
 		return err
 	}
 	return nil
+}
+
+// endpointURL is the URL a client connects to on addr.
+func endpointURL(addr net.Addr, transport string) string {
+	path := PathMCP
+	if transport == TransportSSE {
+		path = PathSSE
+	}
+	return "http://" + addr.String() + path
+}
+
+// demoted passes on a library's records below WARN at DEBUG.
+type demoted struct{ h slog.Handler }
+
+func (d demoted) Enabled(ctx context.Context, l slog.Level) bool {
+	return d.h.Enabled(ctx, d.level(l))
+}
+
+func (d demoted) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = d.level(r.Level)
+	return d.h.Handle(ctx, r)
+}
+
+func (d demoted) WithAttrs(as []slog.Attr) slog.Handler { return demoted{d.h.WithAttrs(as)} }
+func (d demoted) WithGroup(name string) slog.Handler    { return demoted{d.h.WithGroup(name)} }
+
+func (demoted) level(l slog.Level) slog.Level {
+	if l < slog.LevelWarn {
+		return min(l, slog.LevelDebug)
+	}
+	return l
 }
 
 // guard refuses what must not reach mcp-go: foreign origins, missing or

@@ -46,3 +46,4 @@ func TestLogger(t *testing.T) {
 		}
 	}
 }
+
