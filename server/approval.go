@@ -251,7 +251,11 @@ func (s *Server) fallback(ctx context.Context, info tools.Info, args json.RawMes
 		}
 		return out, nil
 	default:
-		return approval.Outcome{Decision: approval.Reject, By: "policy:deny", Reason: approval.DenyMessage(info.Name)}, nil
+		msg := approval.DenyMessage(info.Name)
+		if overSSE(ctx) {
+			msg = approval.DenySSEMessage(info.Name) // the transport, not the client, is what cannot ask
+		}
+		return approval.Outcome{Decision: approval.Reject, By: "policy:deny", Reason: msg}, nil
 	}
 }
 

@@ -279,6 +279,11 @@ func TestApprovalWithoutElicitation(t *testing.T) {
 		if !res.IsError || errorKind(res) != "approval_denied" {
 			t.Errorf("gated call over SSE = %q", resultText(res))
 		}
+		// The message blames the transport, not the client, and names the
+		// way out.
+		if text := resultText(res); !strings.Contains(text, "SSE transport cannot carry") || !strings.Contains(text, "--transport http") {
+			t.Errorf("gated call over SSE says %q; want it to name the transport and suggest streamable HTTP", text)
+		}
 	})
 }
 

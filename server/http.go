@@ -84,6 +84,9 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 	ctxFunc := func(ctx context.Context, r *http.Request) context.Context {
 		return withPrincipal(ctx, principalOf(r, auth))
 	}
+	sseCtxFunc := func(ctx context.Context, r *http.Request) context.Context {
+		return context.WithValue(ctxFunc(ctx, r), sseKey{}, true)
+	}
 	mux := http.NewServeMux()
 	if s.opts.OAuth != nil {
 		s.opts.OAuth.mount(mux) // the RFC 9728 metadata, unauthenticated
@@ -110,7 +113,7 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 			mcpserver.WithSSEEndpoint(PathSSE),
 			mcpserver.WithMessageEndpoint(PathMessage),
 			mcpserver.WithUseFullURLForMessageEndpoint(false),
-			mcpserver.WithSSEContextFunc(ctxFunc),
+			mcpserver.WithSSEContextFunc(sseCtxFunc),
 			// CORS on, with only the allowed origins: without this mcp-go
 			// answers every SSE stream with Access-Control-Allow-Origin: *.
 			mcpserver.WithSSECORS(mcpserver.WithCORSAllowedOrigins(corsOrigins(s.opts.AllowedOrigins)...)),
@@ -196,6 +199,15 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, transport strin
 		return err
 	}
 	return nil
+}
+
+type sseKey struct{}
+
+// overSSE reports whether ctx is a call that came over legacy SSE, which
+// cannot carry a server's question to the client.
+func overSSE(ctx context.Context) bool {
+	v, _ := ctx.Value(sseKey{}).(bool)
+	return v
 }
 
 // endpointURL is the URL a client connects to on addr.
