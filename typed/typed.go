@@ -21,6 +21,15 @@
 // `secret:"true"` marks a top-level field whose value is redacted in logs
 // and approval summaries.
 //
+// # Defaults
+//
+// A default=... keyword is published in the schema and also applied: when
+// a call's arguments leave out a property that has a default (at the top
+// level, or inside a nested object the call gives), Call decodes the
+// default into the field, so the function sees what the schema promised
+// the model rather than the zero value. A property given as null is not
+// left out. A default that does not fit its field's type makes New fail.
+//
 // # Required and optional
 //
 // A field is required unless its json tag says omitempty (or omitzero):
@@ -96,6 +105,7 @@ type Tool[In, Out any] struct {
 	info       tools.Info
 	fn         func(context.Context, In) (Out, error)
 	structured bool
+	defaults   defaults
 }
 
 var _ tools.Tool = (*Tool[struct{}, struct{}])(nil)
@@ -120,6 +130,12 @@ func New[In, Out any](name, description string, fn func(context.Context, In) (Ou
 		return nil, fmt.Errorf("typed: tool %q: input schema: %w", name, err)
 	}
 	t := &Tool[In, Out]{fn: fn}
+	if t.defaults, err = schemaDefaults(in); err != nil {
+		return nil, fmt.Errorf("typed: tool %q: %w", name, err)
+	}
+	if err := checkDefaults[In](inType, t.defaults); err != nil {
+		return nil, fmt.Errorf("typed: tool %q: %w", name, err)
+	}
 	t.info = tools.Info{
 		Name:        name,
 		Description: description,
@@ -162,6 +178,13 @@ func (t *Tool[In, Out]) Call(ctx context.Context, args json.RawMessage) (tools.R
 	}
 	if k := jsontext.Value(args).Kind(); k != '{' {
 		return tools.Result{}, tools.InvalidArgs("arguments must be a JSON object, got %s", kindName(k))
+	}
+	if len(t.defaults) > 0 {
+		withDefaults, err := t.defaults.apply(jsontext.Value(args))
+		if err != nil {
+			return tools.Result{}, tools.InvalidArgs("cannot decode arguments: %v", err)
+		}
+		args = json.RawMessage(withDefaults)
 	}
 	if err := jsonv2.Unmarshal(args, &in); err != nil {
 		return tools.Result{}, tools.InvalidArgs("cannot decode arguments: %v", err)

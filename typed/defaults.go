@@ -1,0 +1,153 @@
+package typed
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// defaults holds the default values of a schema's properties, and of the
+// properties of its nested objects, by property name.
+type defaults map[string]defaultNode
+
+type defaultNode struct {
+	value jsontext.Value // nil: no default of its own
+	kids  defaults
+}
+
+// propSchema is the part of a generated schema that defaults reads.
+type propSchema struct {
+	Default    json.RawMessage       `json:"default"`
+	Properties map[string]propSchema `json:"properties"`
+}
+
+// schemaDefaults collects the defaults of the object schema raw.
+func schemaDefaults(raw json.RawMessage) (defaults, error) {
+	var s propSchema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("read defaults: %w", err)
+	}
+	return collect(s.Properties), nil
+}
+
+func collect(props map[string]propSchema) defaults {
+	var d defaults
+	for name, p := range props {
+		n := defaultNode{kids: collect(p.Properties)}
+		if len(p.Default) > 0 {
+			n.value = jsontext.Value(p.Default)
+		}
+		if n.value == nil && n.kids == nil {
+			continue
+		}
+		if d == nil {
+			d = defaults{}
+		}
+		d[name] = n
+	}
+	return d
+}
+
+// apply returns args, a JSON object, with each absent property that has a
+// default set to it, and the same for the nested objects args gives. A
+// repeated member name is an error, as when decoding.
+func (d defaults) apply(args jsontext.Value) (jsontext.Value, error) {
+	var m map[string]jsontext.Value
+	if err := jsonv2.Unmarshal(args, &m); err != nil {
+		return nil, err
+	}
+	for name, n := range d {
+		v, ok := m[name]
+		switch {
+		case !ok && n.value != nil:
+			m[name] = n.value
+		case ok && n.kids != nil && v.Kind() == '{':
+			nv, err := n.kids.apply(v)
+			if err != nil {
+				return nil, err
+			}
+			m[name] = nv
+		}
+	}
+	return jsonv2.Marshal(m, jsonv2.Deterministic(true))
+}
+
+// checkDefaults makes sure every default fits its field: the whole tree of
+// defaults must decode into In. It also catches a default= tag the schema
+// generator dropped because it could not read it as the field's type.
+func checkDefaults[In any](t reflect.Type, d defaults) error {
+	all, err := d.all()
+	if err != nil {
+		return err
+	}
+	var in In
+	if err := jsonv2.Unmarshal(all, &in); err != nil {
+		return fmt.Errorf("a default does not fit its field: %v", err)
+	}
+	if missing := droppedDefaults(t, d, ""); len(missing) > 0 {
+		return fmt.Errorf("default of %s does not fit the field's type", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// all is an object holding every default, nested objects included.
+func (d defaults) all() (jsontext.Value, error) {
+	m := map[string]jsontext.Value{}
+	for name, n := range d {
+		switch {
+		case n.value != nil:
+			m[name] = n.value
+		case n.kids != nil:
+			v, err := n.kids.all()
+			if err != nil {
+				return nil, err
+			}
+			m[name] = v
+		}
+	}
+	return jsonv2.Marshal(m, jsonv2.Deterministic(true))
+}
+
+// droppedDefaults lists the fields of struct type t (nested structs
+// included) whose jsonschema tag says default= but which have no default
+// in d.
+func droppedDefaults(t reflect.Type, d defaults, prefix string) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" && f.Anonymous && derefType(f.Type).Kind() == reflect.Struct {
+			// An embedded struct's fields are the outer object's.
+			out = append(out, droppedDefaults(derefType(f.Type), d, prefix)...)
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		n := d[name]
+		if hasDefaultTag(f.Tag.Get("jsonschema")) && n.value == nil {
+			out = append(out, prefix+name)
+		}
+		if ft := derefType(f.Type); ft.Kind() == reflect.Struct && ft != timeType {
+			out = append(out, droppedDefaults(ft, n.kids, prefix+name+".")...)
+		}
+	}
+	return out
+}
+
+func hasDefaultTag(tag string) bool {
+	for _, kv := range strings.Split(tag, ",") {
+		if strings.HasPrefix(kv, "default=") {
+			return true
+		}
+	}
+	return false
+}
