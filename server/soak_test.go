@@ -36,6 +36,10 @@ const (
 	soakHTTPSessions    = 1000
 	soakHTTPCalls       = 100 // per session
 	soakHTTPConcurrency = 128 // sessions at a time
+	// soakHTTPProgressEvery: every so many sessions start with one call
+	// that reports progress, so that its answer, and the session's later
+	// ones, come as SSE streams rather than application/json.
+	soakHTTPProgressEvery = 10
 
 	soakSSESessions    = 200
 	soakSSECalls       = 100
@@ -250,6 +254,7 @@ type soakHTTPClient struct {
 	hc      *http.Client
 	url     string
 	session string
+	streams *atomic.Int64 // counts the responses that came as SSE streams
 }
 
 // post sends body and returns the JSON-RPC messages of the response,
@@ -282,6 +287,7 @@ func (c *soakHTTPClient) post(body string) ([]soakMessage, int, error) {
 	}
 	var datas [][]byte
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		c.streams.Add(1)
 		datas = sseData(raw)
 	} else if len(bytes.TrimSpace(raw)) > 0 {
 		datas = [][]byte{raw}
@@ -351,25 +357,30 @@ func soakHTTP(t *testing.T) {
 	tr := soakClientTransport(soakHTTPConcurrency)
 	hc := &http.Client{Transport: tr}
 	var tally soakTally
+	var streams atomic.Int64
 
 	start := time.Now()
 	runSessions(soakHTTPSessions, soakHTTPConcurrency, func(s int) {
-		c := &soakHTTPClient{hc: hc, url: url + server.PathMCP}
+		c := &soakHTTPClient{hc: hc, url: url + server.PathMCP, streams: &streams}
 		msgs, status, err := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"soak-%d","version":"1"}}}`, s))
 		if err != nil || status != http.StatusOK || len(msgs) != 1 || msgs[0].Error != nil || c.session == "" {
-			tally.note(&tally.lost, soakHTTPCalls, "session %d: initialize: status %d, %d messages, session %q, err %v", s, status, len(msgs), c.session, err)
+			lost := int64(soakHTTPCalls)
+			if s%soakHTTPProgressEvery == 0 {
+				lost++
+			}
+			tally.note(&tally.lost, lost, "session %d: initialize: status %d, %d messages, session %q, err %v", s, status, len(msgs), c.session, err)
 			return
 		}
 		if _, status, err := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil || status != http.StatusAccepted {
 			tally.note(&tally.failed, 1, "session %d: notifications/initialized: status %d, err %v, want 202", s, status, err)
 		}
-		for i := range soakHTTPCalls {
-			want := fmt.Sprintf("s%d-c%d", s, i)
-			id := i + 1
-			msgs, status, err := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":%q}}}`, id, want))
+		// call sends one tools/call and checks that exactly one response,
+		// with its id and the text want, comes back.
+		call := func(what string, id int, params, want string) {
+			msgs, status, err := c.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, params))
 			if err != nil {
-				tally.note(&tally.lost, 1, "session %d call %d: status %d: %v", s, i, status, err)
-				continue
+				tally.note(&tally.lost, 1, "session %d %s: status %d: %v", s, what, status, err)
+				return
 			}
 			answers := 0
 			for _, m := range msgs {
@@ -377,23 +388,33 @@ func soakHTTP(t *testing.T) {
 					continue // a notification
 				}
 				if string(m.ID) != strconv.Itoa(id) {
-					tally.note(&tally.wrong, 1, "session %d call %d: a response with id %s, want %d", s, i, m.ID, id)
+					tally.note(&tally.wrong, 1, "session %d %s: a response with id %s, want %d", s, what, m.ID, id)
 					continue
 				}
 				answers++
 				if answers > 1 {
-					tally.note(&tally.duplicated, 1, "session %d call %d: answered %d times", s, i, answers)
+					tally.note(&tally.duplicated, 1, "session %d %s: answered %d times", s, what, answers)
 					continue
 				}
 				if got, err := m.echoText(); err != nil || got != want {
-					tally.note(&tally.wrong, 1, "session %d call %d: got %q (%v), want %q", s, i, got, err, want)
+					tally.note(&tally.wrong, 1, "session %d %s: got %q (%v), want %q", s, what, got, err, want)
 					continue
 				}
 				tally.ok.Add(1)
 			}
 			if answers == 0 {
-				tally.note(&tally.lost, 1, "session %d call %d: status %d and no response among %d messages", s, i, status, len(msgs))
+				tally.note(&tally.lost, 1, "session %d %s: status %d and no response among %d messages", s, what, status, len(msgs))
 			}
+		}
+		if s%soakHTTPProgressEvery == 0 {
+			// Progress notifications make mcp-go answer as an SSE stream
+			// (this call, and the session's later ones), so both response
+			// forms are soaked.
+			call("progress call", soakHTTPCalls+1, `{"name":"progress","arguments":{},"_meta":{"progressToken":"p"}}`, "ok")
+		}
+		for i := range soakHTTPCalls {
+			want := fmt.Sprintf("s%d-c%d", s, i)
+			call(fmt.Sprintf("call %d", i), i+1, fmt.Sprintf(`{"name":"echo","arguments":{"text":%q}}`, want), want)
 		}
 		if status, err := c.delete(); err != nil || status != http.StatusOK {
 			tally.note(&tally.failed, 1, "session %d: DELETE: status %d, err %v, want 200", s, status, err)
@@ -403,8 +424,13 @@ func soakHTTP(t *testing.T) {
 
 	stop()
 	hc.CloseIdleConnections()
-	tally.check(t, soakHTTPSessions*soakHTTPCalls)
-	soakSummary(t, "http", soakHTTPSessions*soakHTTPCalls, elapsed)
+	calls := soakHTTPSessions*soakHTTPCalls + (soakHTTPSessions+soakHTTPProgressEvery-1)/soakHTTPProgressEvery
+	tally.check(t, calls)
+	if streams.Load() == 0 {
+		t.Errorf("got no response as an SSE stream, want some (the progress calls)")
+	}
+	soakSummary(t, "http", calls, elapsed)
+	t.Logf("soak http: %d responses came as SSE streams, the rest as application/json", streams.Load())
 	checkGivenBack(t, before)
 }
 
