@@ -300,4 +300,5 @@ func (s *Server) logDecision(ctx context.Context, tool string, out approval.Outc
 	s.log.LogAttrs(ctx, slog.LevelInfo, "approval decision",
 		slog.String("tool", tool), slog.String("decision", out.Decision.String()),
 		slog.String("by", out.By), slog.Duration("waited", time.Since(start)), principalAttr(ctx))
+	s.opts.Telemetry.Decided(tool, out.Decision, time.Since(start))
 }

@@ -91,6 +91,18 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 	if s.opts.OAuth != nil {
 		s.opts.OAuth.mount(mux) // the RFC 9728 metadata, unauthenticated
 	}
+	// Health, readiness and metrics, for a balancer and a scraper: no
+	// token, no session, cheap.
+	var metrics http.Handler
+	if s.opts.Telemetry != nil {
+		metrics = s.opts.Telemetry.Handler()
+	}
+	ops := s.OpsHandler(metrics)
+	if metrics != nil {
+		mux.Handle(PathMetrics, ops)
+	}
+	mux.Handle(PathHealthz, ops)
+	mux.Handle(PathReadyz, ops)
 	var t *httpTransport
 	switch transport {
 	case TransportHTTP:

@@ -34,6 +34,48 @@ func (s *Server) recoverMiddleware(info tools.Info, next tools.Func) tools.Func 
 	}
 }
 
+// outcomeMiddleware settles a call's outcome before it is logged, counted
+// and rendered: a failure that came from the call's context ending is
+// "cancelled"; a result over Options.MaxResultBytes becomes a
+// result_too_large error. Structured content is encoded here, once.
+func (s *Server) outcomeMiddleware(_ tools.Info, next tools.Func) tools.Func {
+	limit := s.opts.MaxResultBytes
+	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+		res, err := next(ctx, args)
+		if err != nil {
+			var pending *inputRequired
+			if errors.As(err, &pending) {
+				return res, err
+			}
+			if te := tools.AsError(err); te.Kind == tools.KindExecutionFailed && ctx.Err() != nil {
+				return tools.Result{}, &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled", Err: te}
+			}
+			return res, err
+		}
+		if res.Err != nil {
+			if res.Err.Kind == tools.KindExecutionFailed && ctx.Err() != nil {
+				return tools.Result{}, &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled", Err: res.Err}
+			}
+			return res, nil
+		}
+		size := len(res.Text)
+		if res.Structured != nil {
+			if _, encoded := res.Structured.(json.RawMessage); !encoded {
+				b, err := json.Marshal(res.Structured)
+				if err != nil {
+					return tools.Result{}, &tools.Error{Kind: tools.KindInternal, Message: "internal error: the structured result cannot be encoded as JSON", Err: err}
+				}
+				res.Structured = json.RawMessage(b)
+			}
+			size += len(res.Structured.(json.RawMessage))
+		}
+		if limit > 0 && size > limit {
+			return tools.Result{}, tooLarge(size, limit)
+		}
+		return res, nil
+	}
+}
+
 // logMiddleware logs one line per call: INFO on success, WARN on failure,
 // DEBUG with the full input and output. Secret fields are redacted at every
 // level. Nothing is formatted when the level is off.

@@ -37,6 +37,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-tools/mcp-tools/approval"
+	"github.com/mcp-tools/mcp-tools/telemetry"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
@@ -129,6 +130,10 @@ type Options struct {
 	// streamable HTTP session can be used only with the token that opened
 	// it. Take them from the environment, never from a command-line flag.
 	BearerTokens []string
+	// Telemetry, when set, measures and traces every call (see package
+	// telemetry), and the HTTP transports serve its metrics at /metrics.
+	// Nil: none, at no cost.
+	Telemetry *telemetry.Telemetry
 	// OAuth, when set, makes the HTTP transports an OAuth 2.1 resource
 	// server (see OAuth); BearerTokens are then not used. Nil: no OAuth.
 	OAuth *OAuth
@@ -288,7 +293,12 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 	s.approvals = approvals{policy: opts.Approval, heartbeat: opts.ApprovalHeartbeat, signer: approval.NewSigner(opts.Approval.Timeout)}
 
 	hooks := &mcpserver.Hooks{}
+	if opts.Telemetry != nil {
+		hooks.AddBeforeCallTool(recordRequestID)
+		hooks.AddOnRegisterSession(func(context.Context, mcpserver.ClientSession) { opts.Telemetry.SessionOpened() })
+	}
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs mcpserver.ClientSession) {
+		s.opts.Telemetry.SessionClosed()
 		s.limits.forget(cs.SessionID())
 		s.budgets.forget("session:" + cs.SessionID())
 		s.approvals.memory.Forget(cs.SessionID())
@@ -338,8 +348,10 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		}
 		limit := s.toolLimitMiddleware(info) // one limiter, shared by both chains
 		fn := tools.Chain(info, t.Call, append([]tools.Middleware{
+			opts.Telemetry.Middleware, // outermost: it sees every outcome (nil: a no-op)
 			s.recoverMiddleware,
 			s.logMiddleware,
+			s.outcomeMiddleware,
 			s.limitMiddleware,
 			validateMiddleware(v),
 			s.budgetMiddleware(gated),
@@ -422,6 +434,7 @@ func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 		defer context.AfterFunc(s.hardStop, cancel)()
 
 		ctx, flush := s.callContext(ctx, req)
+		ctx = observeRequest(ctx, s.opts.Telemetry, req)
 		if req.Params.RequestState != "" {
 			ctx = context.WithValue(ctx, roundTripKey{}, req.Params.MultiRoundTripParams)
 		}
@@ -435,11 +448,7 @@ func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 		if errors.As(err, &pending) {
 			return pending.result, nil
 		}
-		res = tools.Outcome(res, err)
-		if res.Err != nil && res.Err.Kind == tools.KindExecutionFailed && ctx.Err() != nil {
-			res.Err = &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled", Err: res.Err}
-		}
-		return render(res, s.opts.MaxResultBytes), nil
+		return render(tools.Outcome(res, err), s.opts.MaxResultBytes), nil
 	}
 }
 
@@ -574,7 +583,9 @@ func rawArguments(req mcp.CallToolRequest) json.RawMessage {
 // structured content is encoded here, once, and handed on as JSON.
 func render(r tools.Result, limit int) *mcp.CallToolResult {
 	var structured any
-	if r.Err == nil && r.Structured != nil {
+	if raw, ok := r.Structured.(json.RawMessage); ok && r.Err == nil {
+		structured = raw // encoded by outcomeMiddleware, and within the limit
+	} else if r.Err == nil && r.Structured != nil {
 		b, err := json.Marshal(r.Structured)
 		if err != nil {
 			r = tools.Result{Err: &tools.Error{Kind: tools.KindInternal, Message: "internal error: the structured result cannot be encoded as JSON", Err: err}}
