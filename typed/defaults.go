@@ -19,24 +19,40 @@ type defaultNode struct {
 	kids  defaults
 }
 
-// propSchema is the part of a generated schema that defaults reads.
+// propSchema is the part of a schema that defaults reads. A schema that
+// is not an object (true, false) has neither.
 type propSchema struct {
-	Default    json.RawMessage       `json:"default"`
-	Properties map[string]propSchema `json:"properties"`
+	Default    json.RawMessage            `json:"default"`
+	Properties map[string]json.RawMessage `json:"properties"`
+}
+
+func readSchema(raw json.RawMessage) propSchema {
+	var s propSchema
+	if jsontext.Value(raw).Kind() == '{' {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			// A property map that is not an object of schemas has no
+			// defaults to read.
+			s.Properties = nil
+			_ = json.Unmarshal(raw, &struct {
+				Default *json.RawMessage `json:"default"`
+			}{&s.Default})
+		}
+	}
+	return s
 }
 
 // schemaDefaults collects the defaults of the object schema raw.
 func schemaDefaults(raw json.RawMessage) (defaults, error) {
-	var s propSchema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("read defaults: %w", err)
+	if jsontext.Value(raw).Kind() != '{' {
+		return nil, fmt.Errorf("read defaults: the schema is not an object")
 	}
-	return collect(s.Properties), nil
+	return collect(readSchema(raw).Properties), nil
 }
 
-func collect(props map[string]propSchema) defaults {
+func collect(props map[string]json.RawMessage) defaults {
 	var d defaults
-	for name, p := range props {
+	for name, raw := range props {
+		p := readSchema(raw)
 		n := defaultNode{kids: collect(p.Properties)}
 		if len(p.Default) > 0 {
 			n.value = jsontext.Value(p.Default)

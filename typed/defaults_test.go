@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/invopop/jsonschema"
+
 	"github.com/mcp-tools/mcp-tools/typed"
 )
 
@@ -118,5 +120,28 @@ func TestDefaultsRefused(t *testing.T) {
 	tool := typed.MustNew("dup", "d", func(context.Context, dup) (string, error) { return "", nil })
 	if _, err := tool.Call(context.Background(), json.RawMessage(`{"x": 1, "x": 2}`)); err == nil {
 		t.Error("a repeated member name was accepted when defaults apply")
+	}
+}
+
+// boolSchema publishes properties whose schemas are true and false, as a
+// hand-written schema may.
+type boolSchema struct {
+	Any json.RawMessage `json:"any,omitempty"`
+}
+
+func (boolSchema) JSONSchema() *jsonschema.Schema {
+	p := jsonschema.NewProperties()
+	p.Set("any", jsonschema.TrueSchema)
+	p.Set("none", jsonschema.FalseSchema)
+	return &jsonschema.Schema{Type: "object", Properties: p}
+}
+
+func TestDefaultsBooleanSchemas(t *testing.T) {
+	tool, err := typed.New("b", "d", func(_ context.Context, in boolSchema) (string, error) { return string(in.Any), nil })
+	if err != nil {
+		t.Fatalf("New with boolean property schemas: %v", err)
+	}
+	if res, err := tool.Call(context.Background(), json.RawMessage(`{"any": 1}`)); err != nil || res.Text != "1" {
+		t.Errorf("Call = %q, %v; want 1", res.Text, err)
 	}
 }
