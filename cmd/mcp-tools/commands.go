@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/mcp-tools/mcp-tools/cmd/mcp-tools/internal/config"
 	"github.com/mcp-tools/mcp-tools/server"
 )
 
@@ -121,9 +122,11 @@ func list(args []string, stdout, stderr io.Writer) error {
 
 const validateUsage = `Usage: mcp-tools validate --config FILE [flags]
 
-Check a configuration file without serving: every problem is listed, with its
-key path and line, and the exit status is 2 when there is any. The tools are
-built too, so a subprocess tool whose settings are wrong is caught here.
+Check a configuration file without serving: every problem is listed, in one
+pass, with its key path and line, and the exit status is 2 when there is any.
+The tools are built too, so a subprocess tool whose settings are wrong is
+caught here; each subprocess command must resolve to an executable (the path
+it resolves to is printed) and each dir must exist.
 
 Examples:
   mcp-tools validate --config tools.yaml
@@ -148,5 +151,15 @@ func validate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: ok, %d tools\n", c.configPath, len(srv.Tools()))
+	for _, t := range c.file.Tools {
+		if t.Process == nil {
+			continue
+		}
+		prog, err := config.ResolveCommand(*t.Process, c.file.Dir)
+		if err != nil {
+			return err // checked by config.Load already
+		}
+		fmt.Fprintf(stdout, "  %s runs %s\n", t.Name, prog)
+	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +59,8 @@ type setup struct {
 	// skipped says, for each default built-in left off, why and which
 	// flag turns it on (set by build).
 	skipped map[string]string
+	// file is the loaded config file, if any (set by server).
+	file *config.File
 }
 
 type listFlag []string
@@ -110,7 +113,7 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 		if err != nil {
 			return nil, nil, badConfig(err)
 		}
-		file = f
+		file, c.file = f, f
 		c.applyFile(f, set)
 	}
 	if quietLevel != "" && !set["log-level"] && (file == nil || file.Server.LogLevel == "") {
@@ -339,16 +342,48 @@ func fileTools(f *config.File, builtins []tools.Tool, toolOpts map[string]server
 		byName[ct.Name] = t
 		out = append(out, t)
 	}
+	// A step that names a built-in which is not served can never be
+	// built: say so, rather than call it a cycle.
+	var buildable []config.Tool
+	for _, ct := range pipes {
+		ok := true
+		for j, st := range ct.Pipeline.Steps {
+			if _, served := byName[st.Tool]; served || declared(f, st.Tool) {
+				continue
+			}
+			ok = false
+			if slices.Contains(builtin.Names, st.Tool) {
+				errs = append(errs, fmt.Errorf("tool %q: step %d: built-in %q is not served; add it to --builtins (or to builtins: in the file)", ct.Name, j+1, st.Tool))
+			} else {
+				errs = append(errs, fmt.Errorf("tool %q: step %d: unknown tool %q", ct.Name, j+1, st.Tool))
+			}
+		}
+		if ok {
+			buildable = append(buildable, ct)
+		} else {
+			byName[ct.Name] = nil
+		}
+	}
+	pipes = buildable
 	// Pipelines may name each other: build those whose steps exist until
-	// none is left (or none can be built: a cycle).
+	// none is left (or none can be built: a cycle, or a step whose
+	// pipeline failed).
 	for len(pipes) > 0 {
 		var left []config.Tool
 		for _, ct := range pipes {
-			ready := true
+			ready, broken := true, false
 			for _, st := range ct.Pipeline.Steps {
-				if _, ok := byName[st.Tool]; !ok {
+				t, ok := byName[st.Tool]
+				if !ok {
 					ready = false
+				} else if t == nil {
+					broken = true
 				}
+			}
+			if broken {
+				errs = append(errs, fmt.Errorf("tool %q: a step names a tool that could not be built", ct.Name))
+				byName[ct.Name] = nil
+				continue
 			}
 			if !ready {
 				left = append(left, ct)
@@ -372,6 +407,16 @@ func fileTools(f *config.File, builtins []tools.Tool, toolOpts map[string]server
 		pipes = left
 	}
 	return out, errors.Join(errs...)
+}
+
+// declared reports whether the file declares a tool called name.
+func declared(f *config.File, name string) bool {
+	for _, t := range f.Tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func annotations(a *config.Annotations) tools.Annotations {

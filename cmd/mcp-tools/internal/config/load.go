@@ -2,8 +2,10 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -121,21 +123,38 @@ func Parse(name string, data []byte, dir string, env LookupEnv) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: schema: %w", err)
 	}
+	// Every problem in one pass: a value the schema refuses is reported
+	// and dropped, and the rest of the file is still decoded and checked.
 	var problems []Problem
+	reported := map[string]bool{}
 	for _, p := range v.Problems(js) {
-		problems = append(problems, Problem{Path: p.Field, Message: strings.TrimPrefix(p.Message, "field \""+p.Field+"\": ")})
+		msg := strings.TrimPrefix(p.Message, "field \""+p.Field+"\": ")
+		old, dropped := drop(doc, p.Field)
+		if want := expected(goType(p.Field)); p.Keyword == "type" && want != "" && dropped {
+			msg = fmt.Sprintf("want %s, got %s", want, describe(old))
+		}
+		problems = append(problems, Problem{Path: p.Field, Message: msg})
+		reported[p.Field] = true
 	}
 	var f File
-	if len(problems) == 0 {
-		if err := json.Unmarshal(js, &f); err != nil {
-			problems = append(problems, Problem{Message: err.Error()})
+	if len(problems) > 0 {
+		if js, err = json.Marshal(doc); err != nil {
+			return nil, fail(problems)
 		}
 	}
-	if len(problems) == 0 {
+	if err := json.Unmarshal(js, &f); err != nil {
+		if len(problems) == 0 {
+			problems = append(problems, Problem{Message: err.Error()})
+		}
+	} else {
 		f.Dir = dir
 		c := checker{f: &f, env: env}
 		c.check()
-		problems = c.problems
+		for _, p := range c.problems {
+			if !reported[p.Path] {
+				problems = append(problems, p)
+			}
+		}
 	}
 	if len(problems) > 0 {
 		for i := range problems {
@@ -308,6 +327,16 @@ func (c *checker) check() {
 			if t.Process.Dir != "" && !filepath.IsAbs(t.Process.Dir) {
 				t.Process.Dir = filepath.Join(f.Dir, t.Process.Dir)
 			}
+			if d := t.Process.Dir; d != "" {
+				if st, err := os.Stat(d); err != nil || !st.IsDir() {
+					c.add(path+".process.dir", "%q is not a folder", d)
+				}
+			}
+			if len(t.Process.Command) == 0 {
+				c.add(path+".process.command", "the command is empty: name a program, like [sh, script.sh]")
+			} else if _, err := ResolveCommand(*t.Process, f.Dir); err != nil {
+				c.add(path+".process.command[0]", "%v", err)
+			}
 		}
 		if t.HTTP != nil {
 			kinds++
@@ -347,8 +376,8 @@ func (c *checker) check() {
 			path := fmt.Sprintf("tools[%d].pipeline.steps[%d]", i, j)
 			if st.Tool == t.Name {
 				c.add(path+".tool", "a pipeline cannot call itself")
-			} else if _, ok := names[st.Tool]; !ok {
-				c.add(path+".tool", "unknown tool %q: a step must name a built-in enabled in this file or a tool declared in it", st.Tool)
+			} else if _, ok := names[st.Tool]; !ok && !c.servedByDefault(st.Tool) {
+				c.add(path+".tool", "unknown tool %q: a step must name a built-in the server serves or a tool declared in this file", st.Tool)
 			}
 			if a := st.Adapter; a != nil {
 				switch {
@@ -370,7 +399,7 @@ func (c *checker) check() {
 	a := &f.Approval
 	c.duration("approval.timeout", a.Timeout)
 	for i, n := range a.Require {
-		if _, ok := names[n]; !ok {
+		if _, ok := names[n]; !ok && !c.servedByDefault(n) {
 			c.add(fmt.Sprintf("approval.require[%d]", i), "unknown tool %q", n)
 		}
 	}
@@ -384,6 +413,52 @@ func (c *checker) check() {
 			a.Webhook.Headers[k] = v
 		}
 	}
+}
+
+// servedByDefault reports whether name is a built-in the server may serve
+// although the file does not list it: with no builtins section, the
+// defaults (and --builtins) decide, which only the server can tell.
+func (c *checker) servedByDefault(name string) bool {
+	_, ok := builtinSettings[name]
+	return ok && c.f.Builtins == nil
+}
+
+// ResolveCommand returns the program a process tool runs, as the server
+// would start it: a name without a slash is looked up in PATH; a relative
+// path is relative to the tool's dir (fileDir when it has none). ${VAR}
+// references are left for the server: such a command resolves to itself.
+func ResolveCommand(p Process, fileDir string) (string, error) {
+	if len(p.Command) == 0 {
+		return "", errors.New("the command is empty")
+	}
+	prog := p.Command[0]
+	if envRef.MatchString(prog) {
+		return prog, nil
+	}
+	dir := p.Dir
+	if dir == "" {
+		dir = fileDir
+	}
+	if !strings.ContainsRune(prog, '/') && !strings.ContainsRune(prog, filepath.Separator) {
+		found, err := exec.LookPath(prog)
+		if err != nil {
+			return "", fmt.Errorf("%q is not found in PATH (%s)", prog, os.Getenv("PATH"))
+		}
+		return found, nil
+	}
+	if !filepath.IsAbs(prog) {
+		prog = filepath.Join(dir, prog)
+	}
+	st, err := os.Stat(prog)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%q does not exist", prog)
+	case st.IsDir():
+		return "", fmt.Errorf("%q is a folder, not a program", prog)
+	case st.Mode()&0o111 == 0:
+		return "", fmt.Errorf("%q is not executable (chmod +x it, or run it through its interpreter, like [sh, %s])", prog, p.Command[0])
+	}
+	return prog, nil
 }
 
 // setKeys lists the settings b gives, by their file names.
