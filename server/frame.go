@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -51,58 +52,108 @@ var (
 
 // caseVariant reports whether name equals one of known ignoring case, but
 // is not exactly it.
-func caseVariant(name string, known []string) bool {
+func caseVariant(name []byte, known []string) bool {
 	for _, k := range known {
-		if len(k) == len(name) && k != name && strings.EqualFold(k, name) {
+		if len(k) == len(name) && k != string(name) && bytes.EqualFold([]byte(k), name) {
 			return true
 		}
 	}
 	return false
 }
 
+// frameReader is a pooled strict decoder: reading a frame allocates only
+// what the frame yields (its method, id and tool name).
+type frameReader struct {
+	d   *jsontext.Decoder
+	r   bytes.Reader
+	buf []byte // unquoted names that had escapes
+}
+
+var frameReaders = sync.Pool{New: func() any {
+	fr := &frameReader{}
+	fr.d = jsontext.NewDecoder(&fr.r)
+	return fr
+}}
+
 // inspectFrame reads msg strictly: one JSON object, no duplicate member
 // names at any depth (RFC 7493), member names matched exactly, "jsonrpc":
 // "2.0", and an id, when present, that is a string or a number.
 func inspectFrame(msg []byte) (frame, *frameError) {
+	fr := frameReaders.Get().(*frameReader)
+	defer frameReaders.Put(fr)
+	fr.r.Reset(msg)
+	fr.d.Reset(&fr.r)
+	defer fr.r.Reset(nil) // drop the reference to msg
+	return fr.read()
+}
+
+// name reads an object member name, unquoted. The result aliases the
+// decoder's buffer: it is valid until the next read.
+func (fr *frameReader) name() ([]byte, error) {
+	v, err := fr.d.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return v[1 : len(v)-1], nil
+	}
+	fr.buf, err = jsontext.AppendUnquote(fr.buf[:0], v)
+	return fr.buf, err
+}
+
+// str reads a string value into a new string; ok is false for another
+// kind.
+func (fr *frameReader) str() (string, bool, error) {
+	if fr.d.PeekKind() != '"' {
+		return "", false, fr.d.SkipValue()
+	}
+	tok, err := fr.d.ReadToken()
+	if err != nil {
+		return "", false, err
+	}
+	return tok.String(), true, nil
+}
+
+func (fr *frameReader) read() (frame, *frameError) {
 	var f frame
-	d := jsontext.NewDecoder(bytes.NewReader(msg))
+	d := fr.d
 	fail := func(code int, format string, args ...any) (frame, *frameError) {
 		return f, &frameError{id: f.id, code: code, msg: fmt.Sprintf(format, args...)}
 	}
 	parseErr := func(err error) (frame, *frameError) {
-		var se *jsontext.SyntacticError
-		if errors.As(err, &se) && strings.Contains(se.Error(), "duplicate") {
-			return fail(mcp.INVALID_REQUEST, "invalid request: duplicate member name %s", se.JSONPointer)
-		}
-		return fail(mcp.PARSE_ERROR, "parse error: the message is not valid JSON")
+		e := readError(err)
+		e.id = f.id
+		return f, e
 	}
-	tok, err := d.ReadToken()
-	if err != nil {
-		return parseErr(err)
-	}
-	if tok.Kind() == '[' {
+	switch d.PeekKind() {
+	case '{':
+	case '[':
 		return fail(mcp.INVALID_REQUEST, "invalid request: batches are not supported; send one message at a time")
-	}
-	if tok.Kind() != '{' {
+	case 0:
+		_, err := d.ReadToken()
+		return parseErr(err)
+	default:
+		if err := d.SkipValue(); err != nil {
+			return parseErr(err)
+		}
 		return fail(mcp.INVALID_REQUEST, "invalid request: a message must be a JSON object")
 	}
-	version, hasResult, hasError, paramsNotObject := "", false, false, false
+	if _, err := d.ReadToken(); err != nil {
+		return parseErr(err)
+	}
+	versionOK, hasVersion, hasResult, hasError, paramsNotObject := false, false, false, false, false
 	for d.PeekKind() != '}' {
-		name, err := d.ReadToken()
+		name, err := fr.name()
 		if err != nil {
 			return parseErr(err)
 		}
-		switch n := name.String(); n {
+		switch string(name) {
 		case "jsonrpc":
-			v, err := d.ReadToken()
+			v, isString, err := fr.str()
 			if err != nil {
 				return parseErr(err)
 			}
-			if v.Kind() == '"' {
-				version = v.String()
-			} else {
-				version = "?"
-			}
+			hasVersion, versionOK = true, isString && v == mcp.JSONRPC_VERSION
 		case "id":
 			v, err := d.ReadValue()
 			if err != nil {
@@ -115,17 +166,14 @@ func inspectFrame(msg []byte) (frame, *frameError) {
 				return fail(mcp.INVALID_REQUEST, "invalid request: the id must be a string or a number, not %s", kindName(v.Kind()))
 			}
 		case "method":
-			v, err := d.ReadToken()
+			v, isString, err := fr.str()
 			if err != nil {
 				return parseErr(err)
 			}
-			if v.Kind() != '"' {
-				return fail(mcp.INVALID_REQUEST, "invalid request: the method must be a string")
+			if !isString || v == "" {
+				return fail(mcp.INVALID_REQUEST, "invalid request: the method must be a non-empty string")
 			}
-			f.method = v.String()
-			if f.method == "" {
-				return fail(mcp.INVALID_REQUEST, "invalid request: the method must not be empty")
-			}
+			f.method = v
 		case "params":
 			if d.PeekKind() != '{' {
 				paramsNotObject = true
@@ -134,21 +182,19 @@ func inspectFrame(msg []byte) (frame, *frameError) {
 				}
 				continue
 			}
-			if e := inspectParams(d, &f); e != nil {
-				if e.code == mcp.PARSE_ERROR {
-					return f, e
-				}
-				return fail(e.code, "%s", e.msg)
+			if e := fr.params(&f); e != nil {
+				e.id = f.id
+				return f, e
 			}
 		case "result", "error":
 			if err := d.SkipValue(); err != nil {
 				return parseErr(err)
 			}
-			hasResult = hasResult || n == "result"
-			hasError = hasError || n == "error"
+			hasResult = hasResult || string(name) == "result"
+			hasError = hasError || string(name) == "error"
 		default:
-			if caseVariant(n, topNames) {
-				return fail(mcp.INVALID_REQUEST, "invalid request: member names are case-sensitive: %q is not a member of a JSON-RPC message", n)
+			if caseVariant(name, topNames) {
+				return fail(mcp.INVALID_REQUEST, "invalid request: member names are case-sensitive: %q is not a member of a JSON-RPC message", clipName(name))
 			}
 			if err := d.SkipValue(); err != nil {
 				return parseErr(err)
@@ -161,7 +207,7 @@ func inspectFrame(msg []byte) (frame, *frameError) {
 	if _, err := d.ReadToken(); !errors.Is(err, io.EOF) {
 		return fail(mcp.PARSE_ERROR, "parse error: more than one JSON value in the message")
 	}
-	if version != mcp.JSONRPC_VERSION {
+	if !hasVersion || !versionOK {
 		return fail(mcp.INVALID_REQUEST, `invalid request: "jsonrpc" must be "2.0"`)
 	}
 	if f.method == "" {
@@ -180,65 +226,75 @@ func inspectFrame(msg []byte) (frame, *frameError) {
 	return f, nil
 }
 
-// inspectParams reads the params object at d's position: it checks the
-// member names of params and params._meta, and reads the tool name of a
-// tools/call. Values are read in place, never copied.
-func inspectParams(d *jsontext.Decoder, f *frame) *frameError {
-	parseErr := func(err error) *frameError {
-		var se *jsontext.SyntacticError
-		if errors.As(err, &se) && strings.Contains(se.Error(), "duplicate") {
-			return &frameError{code: mcp.INVALID_REQUEST, msg: fmt.Sprintf("invalid request: duplicate member name %s", se.JSONPointer)}
-		}
-		return &frameError{code: mcp.PARSE_ERROR, msg: "parse error: the message is not valid JSON"}
+// readError is the JSON-RPC error for a decoder error: a duplicate member
+// name is an invalid request, anything else a parse error.
+func readError(err error) *frameError {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) && strings.Contains(se.Error(), "duplicate") {
+		return &frameError{code: mcp.INVALID_REQUEST, msg: fmt.Sprintf("invalid request: duplicate member name %s", clipName([]byte(se.JSONPointer)))}
 	}
+	return &frameError{code: mcp.PARSE_ERROR, msg: "parse error: the message is not valid JSON"}
+}
+
+// params reads the params object at the decoder's position: it checks the
+// member names of params and params._meta, and reads the tool name of a
+// tools/call. Values are skipped in place, never copied.
+func (fr *frameReader) params(f *frame) *frameError {
+	d := fr.d
 	if _, err := d.ReadToken(); err != nil { // {
-		return parseErr(err)
+		return readError(err)
 	}
 	for d.PeekKind() == '"' {
-		name, err := d.ReadToken()
+		name, err := fr.name()
 		if err != nil {
-			return parseErr(err)
+			return readError(err)
 		}
-		n := name.String()
 		switch {
-		case n == "name" && d.PeekKind() == '"':
-			v, err := d.ReadToken()
+		case string(name) == "name":
+			v, _, err := fr.str()
 			if err != nil {
-				return parseErr(err)
+				return readError(err)
 			}
-			f.tool = v.String()
-			continue
-		case n == "_meta" && d.PeekKind() == '{':
+			f.tool = v
+		case string(name) == "_meta" && d.PeekKind() == '{':
 			if _, err := d.ReadToken(); err != nil {
-				return parseErr(err)
+				return readError(err)
 			}
 			for d.PeekKind() == '"' {
-				name, err := d.ReadToken()
+				name, err := fr.name()
 				if err != nil {
-					return parseErr(err)
+					return readError(err)
 				}
-				if caseVariant(name.String(), metaNames) {
-					return &frameError{code: mcp.INVALID_REQUEST, msg: fmt.Sprintf("invalid request: member names are case-sensitive: %q in params._meta", name.String())}
+				if caseVariant(name, metaNames) {
+					return &frameError{code: mcp.INVALID_REQUEST, msg: fmt.Sprintf("invalid request: member names are case-sensitive: %q in params._meta", clipName(name))}
 				}
 				if err := d.SkipValue(); err != nil {
-					return parseErr(err)
+					return readError(err)
 				}
 			}
 			if _, err := d.ReadToken(); err != nil { // }
-				return parseErr(err)
+				return readError(err)
 			}
-			continue
-		case caseVariant(n, paramsNames):
-			return &frameError{code: mcp.INVALID_REQUEST, msg: fmt.Sprintf("invalid request: member names are case-sensitive: %q in params", n)}
-		}
-		if err := d.SkipValue(); err != nil {
-			return parseErr(err)
+		case caseVariant(name, paramsNames):
+			return &frameError{code: mcp.INVALID_REQUEST, msg: fmt.Sprintf("invalid request: member names are case-sensitive: %q in params", clipName(name))}
+		default:
+			if err := d.SkipValue(); err != nil {
+				return readError(err)
+			}
 		}
 	}
 	if _, err := d.ReadToken(); err != nil { // }
-		return parseErr(err)
+		return readError(err)
 	}
 	return nil
+}
+
+// clipName is at most 64 bytes of a member name, for a message.
+func clipName(name []byte) string {
+	if len(name) > 64 {
+		return string(name[:64]) + "…"
+	}
+	return string(name)
 }
 
 func kindName(k jsontext.Kind) string {

@@ -46,4 +46,3 @@ func TestLogger(t *testing.T) {
 		}
 	}
 }
-

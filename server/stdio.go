@@ -184,15 +184,35 @@ func (f *stdioFilter) sent(msg []byte) (drop bool) {
 	if f.n.Load() == 0 && f.cancelled.n.Load() == 0 {
 		return false
 	}
+	id, ok := responseID(msg)
+	if !ok {
+		return false
+	}
+	f.forget(id)
+	return f.cancelled.take(id)
+}
+
+// responsePrefix is how mcp-go starts every response it writes.
+var responsePrefix = []byte(`{"jsonrpc":"2.0","id":`)
+
+// responseID returns the id of msg when it is a response (no method). The
+// usual shape is read without decoding; anything else is decoded.
+func responseID(msg []byte) (string, bool) {
+	if rest, ok := bytes.CutPrefix(msg, responsePrefix); ok {
+		if end := bytes.IndexByte(rest, ','); end > 0 && !bytes.ContainsAny(rest[:end], `"\\{[`) {
+			if after := rest[end+1:]; bytes.HasPrefix(after, []byte(`"result"`)) || bytes.HasPrefix(after, []byte(`"error"`)) {
+				return string(rest[:end]), true // a number id
+			}
+		}
+	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
 	if json.Unmarshal(msg, &m) != nil || m.Method != "" || len(m.ID) == 0 {
-		return false
+		return "", false
 	}
-	f.forget(string(m.ID))
-	return f.cancelled.take(string(m.ID))
+	return string(m.ID), true
 }
 
 // codeServerBusy is the JSON-RPC error code of a call refused because too
