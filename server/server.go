@@ -170,6 +170,20 @@ type Options struct {
 	ProgressInterval time.Duration
 }
 
+// positive sets *p to def when it is zero or negative.
+func positive[T int | int64 | time.Duration](p *T, def T) {
+	if *p <= 0 {
+		*p = def
+	}
+}
+
+// unset sets *p to def when it is zero (a negative value means "none").
+func unset[T int | int64 | time.Duration](p *T, def T) {
+	if *p == 0 {
+		*p = def
+	}
+}
+
 func (o Options) withDefaults() Options {
 	if o.Name == "" {
 		o.Name = "mcp-tools"
@@ -180,48 +194,20 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = discardLogger()
 	}
-	if o.MaxInFlight <= 0 {
-		o.MaxInFlight = DefaultMaxInFlight
-	}
-	if o.MaxMessageBytes <= 0 {
-		o.MaxMessageBytes = DefaultMaxMessageBytes
-	}
-	if o.LogTruncate <= 0 {
-		o.LogTruncate = DefaultLogTruncate
-	}
-	if o.ShutdownGrace <= 0 {
-		o.ShutdownGrace = DefaultShutdownGrace
-	}
-	if o.SessionIdleTimeout == 0 {
-		o.SessionIdleTimeout = DefaultSessionIdleTimeout
-	}
-	if o.MaxSessions == 0 {
-		o.MaxSessions = DefaultMaxSessions
-	}
-	if o.HTTPIdleTimeout <= 0 {
-		o.HTTPIdleTimeout = DefaultHTTPIdleTimeout
-	}
-	if o.HTTPReadTimeout <= 0 {
-		o.HTTPReadTimeout = DefaultHTTPReadTimeout
-	}
-	if o.MaxResultBytes == 0 {
-		o.MaxResultBytes = DefaultMaxResultBytes
-	}
-	if o.MaxQueuedCalls <= 0 {
-		o.MaxQueuedCalls = DefaultMaxQueuedCalls
-	}
-	if o.ProgressInterval <= 0 {
-		o.ProgressInterval = DefaultProgressInterval
-	}
-	if o.CallTimeout == 0 {
-		o.CallTimeout = DefaultCallTimeout
-	}
-	if o.ApprovalHeartbeat <= 0 {
-		o.ApprovalHeartbeat = DefaultHeartbeat
-	}
-	if o.Approval.Timeout <= 0 {
-		o.Approval.Timeout = approval.DefaultTimeout
-	}
+	positive(&o.MaxInFlight, DefaultMaxInFlight)
+	positive(&o.MaxMessageBytes, DefaultMaxMessageBytes)
+	positive(&o.LogTruncate, DefaultLogTruncate)
+	positive(&o.ShutdownGrace, DefaultShutdownGrace)
+	unset(&o.SessionIdleTimeout, DefaultSessionIdleTimeout)
+	unset(&o.MaxSessions, DefaultMaxSessions)
+	positive(&o.HTTPIdleTimeout, DefaultHTTPIdleTimeout)
+	positive(&o.HTTPReadTimeout, DefaultHTTPReadTimeout)
+	unset(&o.MaxResultBytes, DefaultMaxResultBytes)
+	positive(&o.MaxQueuedCalls, DefaultMaxQueuedCalls)
+	positive(&o.ProgressInterval, DefaultProgressInterval)
+	unset(&o.CallTimeout, DefaultCallTimeout)
+	positive(&o.ApprovalHeartbeat, DefaultHeartbeat)
+	positive(&o.Approval.Timeout, approval.DefaultTimeout)
 	return o
 }
 
