@@ -134,10 +134,9 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 			// stream, so that no other token can post to the session.
 			mcpserver.WithSessionIDGenerator(func(_ context.Context, r *http.Request) (string, error) {
 				id := rand.Text()
-				table.add(id, principalOf(r, auth))
-				if res, ok := r.Context().Value(reservationKey{}).(*reservation); ok {
-					res.consume() // the session now holds its own place
-				}
+				// The session now holds its own place.
+				res, _ := r.Context().Value(reservationKey{}).(*reservation)
+				table.addReserved(id, principalOf(r, auth), res)
 				return id, nil
 			}),
 		)
@@ -381,7 +380,11 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 					g.tooManySessions(w)
 					return
 				}
-				defer g.sessions.release()
+				// The new session takes over the place when it is added
+				// (boundSessions.Generate); else it is released here.
+				res := &reservation{t: g.sessions}
+				defer res.consume()
+				r = r.WithContext(context.WithValue(r.Context(), reservationKey{}, res))
 			case id == "":
 				writeJSONRPCError(w, http.StatusBadRequest, f.id, mcp.INVALID_REQUEST,
 					"bad request: the Mcp-Session-Id header is required after initialize")
@@ -623,10 +626,14 @@ func (t *sessionTable) release() {
 // reservation is a place taken by reserve, released once.
 type reservation struct {
 	t    *sessionTable
-	once sync.Once
+	done atomic.Bool
 }
 
-func (r *reservation) consume() { r.once.Do(r.t.release) }
+func (r *reservation) consume() {
+	if r.done.CompareAndSwap(false, true) {
+		r.t.release()
+	}
+}
 
 type reservationKey struct{}
 
@@ -637,6 +644,20 @@ func (t *sessionTable) add(id, principal string) {
 		t.owners = make(map[string]string)
 	}
 	t.owners[id] = principal
+}
+
+// addReserved adds a session and, in the same step, gives back the place
+// res held for it (if any), so that the session is never counted twice.
+func (t *sessionTable) addReserved(id, principal string, res *reservation) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.owners == nil {
+		t.owners = make(map[string]string)
+	}
+	t.owners[id] = principal
+	if res != nil && res.done.CompareAndSwap(false, true) {
+		t.reserved--
+	}
 }
 
 func (t *sessionTable) owner(id string) (string, bool) {
@@ -671,18 +692,20 @@ func (r sessionResolver) ResolveSessionIdManager(req *http.Request) mcpserver.Se
 		// or shutdown): that is the server, which may end any session.
 		return boundSessions{t: r.t, any: true}
 	}
-	return boundSessions{t: r.t, principal: principalOf(req, r.auth)}
+	res, _ := req.Context().Value(reservationKey{}).(*reservation)
+	return boundSessions{t: r.t, principal: principalOf(req, r.auth), res: res}
 }
 
 type boundSessions struct {
 	t         *sessionTable
 	principal string
-	any       bool // the server's own view: every session is its
+	any       bool         // the server's own view: every session is its
+	res       *reservation // the initialize request's place, if any
 }
 
 func (b boundSessions) Generate() string {
 	id := "mcp-session-" + rand.Text()
-	b.t.add(id, b.principal)
+	b.t.addReserved(id, b.principal, b.res)
 	return id
 }
 
