@@ -37,7 +37,7 @@ type Tool interface {
 
 // Info describes a tool as it is published to clients.
 type Info struct {
-	// Name is 1 to 64 characters of [A-Za-z0-9_], unique in a registry.
+	// Name is 1 to 64 characters of [A-Za-z0-9_-], unique in a registry.
 	Name string
 	// Description tells the model what the tool does and when to use it.
 	Description string

@@ -56,7 +56,7 @@ func TestRunFindsBrokenTools(t *testing.T) {
 		tool tools.Tool
 		want string
 	}{
-		{name: "bad name", tool: plain("bad-name", "d", tools.Annotations{}), want: "name may hold only"},
+		{name: "bad name", tool: plain("bad.name", "d", tools.Annotations{}), want: "name may hold only"},
 		{name: "no description", tool: plain("p", " ", tools.Annotations{}), want: "description is empty"},
 		{name: "contradicting annotations", tool: plain("p", "d", tools.Annotations{ReadOnly: true, Destructive: true}), want: "both read-only and destructive"},
 		{name: "array schema", tool: raw(`{"type":"array"}`, nil), want: `"type" is array, want "object"`},
