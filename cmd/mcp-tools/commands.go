@@ -8,6 +8,7 @@ import (
 	"net"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/mcp-tools/mcp-tools/cmd/mcp-tools/internal/config"
 	"github.com/mcp-tools/mcp-tools/server"
@@ -55,6 +56,21 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	// that a long-lived server would otherwise keep mapped until its first
 	// GC: hand it back before serving.
 	debug.FreeOSMemory()
+	if c.tel != nil {
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = c.tel.Shutdown(sctx) // flushes the last spans, when exporting
+		}()
+	}
+	if c.metricsAddr != "" {
+		ln, err := net.Listen("tcp", c.metricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		log.Info("serving metrics", "url", "http://"+ln.Addr().String()+server.PathMetrics)
+		go func() { _ = srv.ServeOps(ctx, ln, c.tel.Handler()) }()
+	}
 	switch c.transport {
 	case server.TransportStdio:
 		log.Info("serving", "transport", "stdio", "tools", len(srv.Tools()))
@@ -64,7 +80,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		if err != nil {
 			return err
 		}
-		if !loopback(ln.Addr()) && len(tokensFromEnv()) == 0 {
+		if !loopback(ln.Addr()) && len(tokensFromEnv()) == 0 && c.authIssuer == "" && (c.file == nil || c.file.Auth == nil) {
 			log.Warn("listening on a non-loopback address with no bearer token: anyone who can reach it can call the tools; set "+tokenEnv,
 				"addr", ln.Addr().String())
 		}

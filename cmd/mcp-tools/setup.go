@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,8 +13,10 @@ import (
 	"time"
 
 	"github.com/mcp-tools/mcp-tools/approval"
+	"github.com/mcp-tools/mcp-tools/auth"
 	"github.com/mcp-tools/mcp-tools/cmd/mcp-tools/internal/config"
 	"github.com/mcp-tools/mcp-tools/server"
+	"github.com/mcp-tools/mcp-tools/telemetry"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/builtin"
 	"github.com/mcp-tools/mcp-tools/tools/builtin/web"
@@ -55,7 +58,14 @@ type setup struct {
 	httpRead        time.Duration
 	maxResultBytes  int
 	maxQueuedCalls  int
+	authIssuer      string
+	authAudience    string
+	authScopes      listFlag
+	metricsAddr     string
+	traceArguments  bool
 
+	// tel measures and traces the served calls (serve only; nil otherwise).
+	tel *telemetry.Telemetry
 	// skipped says, for each default built-in left off, why and which
 	// flag turns it on (set by build).
 	skipped map[string]string
@@ -98,6 +108,11 @@ func (c *setup) register(fs *flag.FlagSet, serving bool) {
 		fs.DurationVar(&c.httpIdle, "http-idle-timeout", server.DefaultHTTPIdleTimeout, "close a keep-alive HTTP connection idle this long")
 		fs.DurationVar(&c.httpRead, "http-read-timeout", server.DefaultHTTPReadTimeout, "time to read one HTTP request, body included (never limits calls or streams)")
 		fs.IntVar(&c.maxQueuedCalls, "max-queued-calls", server.DefaultMaxQueuedCalls, "stdio calls outstanding at once; past it a call gets \"server busy\"")
+		fs.StringVar(&c.authIssuer, "auth-issuer", "", "OAuth authorization server (issuer URL): HTTP requests need its access tokens")
+		fs.StringVar(&c.authAudience, "auth-audience", "", "this server's MCP URL as clients reach it, required in tokens' aud (default http://ADDR/mcp)")
+		fs.Var(&c.authScopes, "auth-scope", "OAuth scope every request needs (repeatable)")
+		fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics, /healthz and /readyz on this address too (for a stdio server)")
+		fs.BoolVar(&c.traceArguments, "trace-arguments", false, "put call arguments and results on trace spans (secret fields hidden)")
 	}
 }
 
@@ -128,9 +143,20 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 	if err != nil {
 		return nil, nil, usagef("%v", err)
 	}
+	if c.observed() {
+		tel, err := telemetry.New(telemetry.Config{RecordArguments: c.traceArguments})
+		if err != nil {
+			return nil, log, fmt.Errorf("telemetry: %w", err)
+		}
+		c.tel = tel
+	}
 	reg, toolOpts, policy, err := c.build(file, log)
 	if err != nil {
 		return nil, log, badConfig(err)
+	}
+	oauth, err := c.oauth(file, reg)
+	if err != nil {
+		return nil, log, err
 	}
 	opts := server.Options{
 		Name:               "mcp-tools",
@@ -154,6 +180,8 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 		CallTimeout:        c.callTimeout,
 		Tools:              toolOpts,
 		Approval:           policy,
+		OAuth:              oauth,
+		Telemetry:          c.tel,
 	}
 	srv, err := server.New(reg, opts)
 	if err != nil {
@@ -268,7 +296,7 @@ func (c *setup) build(file *config.File, log *slog.Logger) (*tools.Registry, map
 		return nil, nil, policy, err
 	}
 	if file != nil {
-		declared, err := fileTools(file, all, toolOpts, &policy, log)
+		declared, err := fileTools(file, all, toolOpts, &policy, log, c.tel)
 		if err != nil {
 			return nil, nil, policy, err
 		}
@@ -317,7 +345,7 @@ func orderedBuiltins(names []string) []string {
 // fileTools builds the tools the file declares: subprocess and HTTP tools
 // first, then pipelines (which may name any of them, or a built-in, or
 // another pipeline).
-func fileTools(f *config.File, builtins []tools.Tool, toolOpts map[string]server.ToolOptions, policy *approval.Policy, log *slog.Logger) ([]tools.Tool, error) {
+func fileTools(f *config.File, builtins []tools.Tool, toolOpts map[string]server.ToolOptions, policy *approval.Policy, log *slog.Logger, tel *telemetry.Telemetry) ([]tools.Tool, error) {
 	byName := map[string]tools.Tool{}
 	for _, t := range builtins {
 		byName[t.Info().Name] = t
@@ -334,7 +362,7 @@ func fileTools(f *config.File, builtins []tools.Tool, toolOpts map[string]server
 			pipes = append(pipes, ct)
 			continue
 		}
-		t, err := remoteTool(ct, f.Dir, log)
+		t, err := remoteTool(ct, f.Dir, log, tel)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("tool %q: %w", ct.Name, err))
 			continue
@@ -431,7 +459,11 @@ func common(ct config.Tool, in, out []byte, timeout config.Duration, log *slog.L
 		Annotations: annotations(ct.Annotations), Timeout: timeout.D(), Logger: log}
 }
 
-func remoteTool(ct config.Tool, dir string, log *slog.Logger) (tools.Tool, error) {
+func remoteTool(ct config.Tool, dir string, log *slog.Logger, tel *telemetry.Telemetry) (tools.Tool, error) {
+	var obs remote.Observer
+	if tel != nil {
+		obs = tel // a nil *Telemetry in the interface would not be nil
+	}
 	var in, out []byte
 	if ct.InputSchema != nil {
 		in = *ct.InputSchema
@@ -447,6 +479,7 @@ func remoteTool(ct config.Tool, dir string, log *slog.Logger) (tools.Tool, error
 		return remote.NewCommand(remote.CommandConfig{
 			Common:  common(ct, in, out, p.Timeout, log),
 			Command: p.Command, Dir: wd, Env: p.Env, MaxStdout: p.MaxStdout, MaxStderr: p.MaxStderr,
+			Observer: obs,
 		})
 	}
 	h := ct.HTTP
@@ -454,6 +487,7 @@ func remoteTool(ct config.Tool, dir string, log *slog.Logger) (tools.Tool, error
 		Common: common(ct, in, out, h.Timeout, log),
 		URL:    h.URL, Method: h.Method, Headers: h.Headers, MaxResponseBytes: h.MaxResponseBytes,
 		LookupEnv: func(string) (string, bool) { return "", false }, // the config loader expanded ${VAR} already
+		Observer:  obs,
 	})
 }
 
@@ -490,4 +524,83 @@ func tokensFromEnv() []string {
 		}
 	}
 	return out
+}
+
+// observed reports whether the served calls are measured: always over
+// HTTP (metrics at /metrics), for stdio with --metrics-addr, and whenever
+// the OpenTelemetry variables ask for an OTLP export.
+func (c *setup) observed() bool {
+	if c.transport == server.TransportHTTP || c.transport == server.TransportSSE || c.metricsAddr != "" {
+		return true
+	}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "OTEL_EXPORTER_OTLP_") {
+			return true
+		}
+	}
+	return false
+}
+
+// oauth builds the OAuth resource-server settings from the flags and the
+// config file's auth section, or returns nil when neither names an issuer.
+// The issuer's discovery document is fetched now: a wrong issuer stops the
+// server from starting, not the first client.
+func (c *setup) oauth(file *config.File, reg *tools.Registry) (*server.OAuth, error) {
+	cfg := auth.Config{Issuer: c.authIssuer, Audience: c.authAudience, RequiredScopes: c.authScopes}
+	var toolScopes []string
+	if file != nil && file.Auth != nil {
+		a := file.Auth
+		if cfg.Issuer == "" {
+			cfg.Issuer = a.Issuer
+		}
+		if cfg.Audience == "" {
+			cfg.Audience = a.Audience
+		}
+		if len(cfg.RequiredScopes) == 0 {
+			cfg.RequiredScopes = a.RequiredScopes
+		}
+		cfg.JWKSRefresh = a.JWKSRefresh.D()
+		toolScopes = a.ToolScopes
+	}
+	if cfg.Issuer == "" {
+		if file != nil && file.Auth != nil {
+			return nil, usagef("the config file's auth section names no issuer: set auth.issuer or --auth-issuer")
+		}
+		return nil, nil
+	}
+	if c.transport != server.TransportHTTP && c.transport != server.TransportSSE {
+		return nil, usagef("--auth-issuer protects the HTTP transports; serve with --transport http (stdio needs no token)")
+	}
+	if cfg.Audience == "" {
+		host, port, _ := strings.Cut(c.addr, ":")
+		if host == "" || host == "0.0.0.0" || host == "::" || strings.HasPrefix(host, "[") {
+			return nil, usagef("--auth-audience is needed when listening on %s: give the URL clients reach the MCP endpoint at (e.g. https://tools.example.com/mcp)", c.addr)
+		}
+		cfg.Audience = "http://" + host + ":" + port + server.PathMCP
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	v, err := auth.New(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	perTool := map[string][]string{}
+	if file != nil {
+		for name, b := range file.Builtins {
+			if b.Scopes != nil {
+				perTool[name] = b.Scopes
+			}
+		}
+		for _, t := range file.Tools {
+			if t.Scopes != nil {
+				perTool[t.Name] = t.Scopes
+			}
+		}
+	}
+	for name := range perTool {
+		if _, ok := reg.Lookup(name); !ok {
+			return nil, badConfig(fmt.Errorf("scopes are set for %q, which is not served", name))
+		}
+	}
+	return &server.OAuth{Verifier: v, DefaultScopes: toolScopes, ToolScopes: perTool}, nil
 }

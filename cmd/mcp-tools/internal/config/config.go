@@ -21,6 +21,7 @@ type File struct {
 	Builtins map[string]Builtin `json:"builtins,omitempty" jsonschema:"description=The built-ins to serve and their settings; when present only these are on"`
 	Approval Approval           `json:"approval,omitempty" jsonschema:"description=Approval gates"`
 	Tools    []Tool             `json:"tools,omitempty" jsonschema:"description=Subprocess, HTTP and pipeline tools"`
+	Auth     *Auth              `json:"auth,omitempty" jsonschema:"description=OAuth 2.1 resource-server authentication of the HTTP transports"`
 
 	// Dir is the folder of the file; relative paths in it are relative to
 	// Dir. Load sets it.
@@ -57,6 +58,17 @@ type Builtin struct {
 	APIKey              string   `json:"api_key,omitempty" jsonschema:"description=web_search: the API key; use ${ENV_VAR} to keep it out of the file"`
 	Approval            *bool    `json:"approval,omitempty" jsonschema:"description=Require (true) or waive (false) approval for this built-in"`
 	Timeout             Duration `json:"timeout,omitempty"`
+	Scopes              []string `json:"scopes,omitempty" jsonschema:"description=OAuth scopes needed to see and call this built-in"`
+}
+
+// Auth makes the HTTP transports an OAuth 2.1 resource server; each
+// setting has a command-line flag too, and a flag given wins.
+type Auth struct {
+	Issuer         string   `json:"issuer,omitempty" jsonschema:"description=The authorization server's issuer identifier (the tokens' iss); --auth-issuer wins"`
+	Audience       string   `json:"audience,omitempty" jsonschema:"description=This server's MCP URL as clients reach it; tokens must carry it in aud (default: http://ADDR/mcp)"`
+	RequiredScopes []string `json:"required_scopes,omitempty" jsonschema:"description=Scopes every request needs"`
+	ToolScopes     []string `json:"tool_scopes,omitempty" jsonschema:"description=Scopes needed to see and call a tool that declares none (e.g. tools:call)"`
+	JWKSRefresh    Duration `json:"jwks_refresh,omitempty" jsonschema:"description=How long fetched keys are used before they are fetched again (default 1h)"`
 }
 
 // Approval holds the approval settings.
@@ -84,6 +96,7 @@ type Tool struct {
 	Rate           float64          `json:"rate,omitempty" jsonschema:"description=Calls per second,exclusiveMinimum=0"`
 	Burst          int              `json:"burst,omitempty" jsonschema:"minimum=1"`
 	Timeout        Duration         `json:"timeout,omitempty" jsonschema:"description=Per-call timeout for any kind of tool"`
+	Scopes         []string         `json:"scopes,omitempty" jsonschema:"description=OAuth scopes needed to see and call this tool (with auth)"`
 	Annotations    *Annotations     `json:"annotations,omitempty"`
 	InputSchema    *json.RawMessage `json:"input_schema,omitempty" jsonschema:"type=object"`
 	OutputSchema   *json.RawMessage `json:"output_schema,omitempty" jsonschema:"type=object"`

@@ -62,15 +62,15 @@ func (e *Error) Error() string {
 
 // Builtin names and the settings each accepts.
 var builtinSettings = map[string][]string{
-	"calculator": {"approval", "timeout"},
-	"datetime":   {"approval", "timeout"},
-	"json_query": {"approval", "timeout"},
-	"echo":       {"approval", "timeout"},
-	"file_read":  {"root", "max_read_bytes", "approval", "timeout"},
-	"file_write": {"root", "approval", "timeout"},
-	"file_list":  {"root", "approval", "timeout"},
-	"web_fetch":  {"allow_private_network", "approval", "timeout"},
-	"web_search": {"backend", "url", "api_key", "approval", "timeout"},
+	"calculator": {"approval", "timeout", "scopes"},
+	"datetime":   {"approval", "timeout", "scopes"},
+	"json_query": {"approval", "timeout", "scopes"},
+	"echo":       {"approval", "timeout", "scopes"},
+	"file_read":  {"root", "max_read_bytes", "approval", "timeout", "scopes"},
+	"file_write": {"root", "approval", "timeout", "scopes"},
+	"file_list":  {"root", "approval", "timeout", "scopes"},
+	"web_fetch":  {"allow_private_network", "approval", "timeout", "scopes"},
+	"web_search": {"backend", "url", "api_key", "approval", "timeout", "scopes"},
 }
 
 // LookupEnv reads environment variables for ${VAR} references; tests may
