@@ -187,11 +187,12 @@ func (fr *frameReader) read() (frame, *frameError) {
 				return f, e
 			}
 		case "result", "error":
+			// name aliases the decoder's buffer: read it before skipping.
+			hasResult = hasResult || string(name) == "result"
+			hasError = hasError || string(name) == "error"
 			if err := d.SkipValue(); err != nil {
 				return parseErr(err)
 			}
-			hasResult = hasResult || string(name) == "result"
-			hasError = hasError || string(name) == "error"
 		default:
 			if caseVariant(name, topNames) {
 				return fail(mcp.INVALID_REQUEST, "invalid request: member names are case-sensitive: %q is not a member of a JSON-RPC message", clipName(name))

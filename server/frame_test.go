@@ -14,6 +14,7 @@ func FuzzInspectFrame(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":1}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":"x","result":{"action":"accept"}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"body":"` + strings.Repeat("x", 5000) + `"}}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"ping","method":"ping"}`,
 		`{"jsonrpc":"2.0","id":null,"METHOD":"x"}`,
 		`[{"jsonrpc":"2.0"}]`,
@@ -30,14 +31,19 @@ func FuzzInspectFrame(f *testing.F) {
 			}
 			return
 		}
-		var m struct {
-			Method string `json:"method"`
-		}
+		var m map[string]json.RawMessage
 		if err := json.Unmarshal(msg, &m); err != nil {
 			t.Fatalf("accepted a frame encoding/json refuses: %v", err)
 		}
-		if m.Method != fr.method {
-			t.Fatalf("method %q, encoding/json reads %q", fr.method, m.Method)
+		var method string
+		json.Unmarshal(m["method"], &method)
+		if method != fr.method {
+			t.Fatalf("method %q, encoding/json reads %q", fr.method, method)
+		}
+		_, hasResult := m["result"]
+		_, hasError := m["error"]
+		if fr.response != (method == "" && (hasResult || hasError)) {
+			t.Fatalf("response %v, but encoding/json sees method %q, result %v, error %v", fr.response, method, hasResult, hasError)
 		}
 	})
 }
@@ -69,6 +75,27 @@ func TestResponseID(t *testing.T) {
 	for _, tt := range tests {
 		if got, ok := responseID([]byte(tt.msg)); got != tt.want || ok != tt.ok {
 			t.Errorf("responseID(%s) = %q %v, want %q %v", tt.msg, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestInspectFrameLongValues: member names are read from the decoder's
+// buffer; values long enough to refill it must not change what was read.
+func TestInspectFrameLongValues(t *testing.T) {
+	long := strings.Repeat("x", 100_000)
+	tests := []struct {
+		msg      string
+		method   string
+		response bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"body":"` + long + `"}}}`, "", true},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"` + long + `"}}`, "", true},
+		{`{"jsonrpc":"2.0","id":2,"params":{"name":"echo","arguments":{"text":"` + long + `"},"_meta":{"progressToken":1}},"method":"tools/call"}`, "tools/call", false},
+	}
+	for _, tt := range tests {
+		f, bad := inspectFrame([]byte(tt.msg))
+		if bad != nil || f.method != tt.method || f.response != tt.response {
+			t.Errorf("inspectFrame(%.60s…) = %+v %v, want method %q response %v", tt.msg, f, bad, tt.method, tt.response)
 		}
 	}
 }
