@@ -205,40 +205,19 @@ func waysOut(tool, whoever string) string {
 		"or --approval-fallback webhook (ask the approval webhook of the config file).", whoever, tool)
 }
 
-// gated is a tool marked as needing approval.
-type gated struct{ tools.Tool }
-
-func (g gated) Info() tools.Info {
-	info := g.Tool.Info()
+// Gate marks t as needing a person's approval before each call: its
+// descriptor says Gated (nothing is detected from a wrapper type, so
+// tools.Wrap and the like keep it). The tool is published as destructive
+// (unless it is read-only), so clients can warn too. The gate itself is
+// applied by the server that serves the tool; a Composite stays one.
+func Gate(t tools.Tool) tools.Tool {
+	info := t.Info()
+	if info.Gated {
+		return t
+	}
+	info.Gated = true
 	if !info.Annotations.ReadOnly {
 		info.Annotations.Destructive = true
 	}
-	return info
-}
-
-// Gate marks t as needing a person's approval before each call. The tool
-// is published as destructive (unless it is read-only), so clients can warn
-// too. The gate itself is applied by the server that serves the tool.
-func Gate(t tools.Tool) tools.Tool {
-	if IsGated(t) {
-		return t
-	}
-	return gated{t}
-}
-
-// IsGated reports whether t was marked with Gate.
-func IsGated(t tools.Tool) bool {
-	_, ok := t.(gated)
-	return ok
-}
-
-// Bind passes a composite tool's binding through the gate (see the server
-// package), so a gated pipeline still runs its steps governed.
-func (g gated) Bind(lookup func(name string) (tools.Func, bool)) error {
-	if c, ok := g.Tool.(interface {
-		Bind(func(string) (tools.Func, bool)) error
-	}); ok {
-		return c.Bind(lookup)
-	}
-	return nil
+	return tools.WithInfo(t, info)
 }

@@ -221,8 +221,11 @@ func TestGate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			inner := tools.New(tools.Info{Name: "t", Description: "d", Annotations: tt.annotations}, echo)
 			g := approval.Gate(inner)
-			if !approval.IsGated(g) || approval.IsGated(inner) {
-				t.Errorf("IsGated(gated, inner) = %v, %v; want true, false", approval.IsGated(g), approval.IsGated(inner))
+			if !g.Info().Gated || inner.Info().Gated {
+				t.Errorf("Gated(gated, inner) = %v, %v; want true, false", g.Info().Gated, inner.Info().Gated)
+			}
+			if w := tools.Wrap(g, func(_ tools.Info, next tools.Func) tools.Func { return next }); !w.Info().Gated {
+				t.Error("tools.Wrap hid the gate")
 			}
 			info := g.Info()
 			if info.Annotations.Destructive != tt.wantDestructive || info.Annotations.ReadOnly != tt.annotations.ReadOnly || info.Name != "t" {

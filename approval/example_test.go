@@ -16,7 +16,7 @@ func ExampleGate() {
 	send := approval.Gate(typed.MustNew("send_email", "Send an email.",
 		func(_ context.Context, in sendIn) (string, error) { return "sent to " + in.To, nil }))
 
-	fmt.Println("gated:", approval.IsGated(send))
+	fmt.Println("gated:", send.Info().Gated)
 	fmt.Println("destructive hint:", send.Info().Annotations.Destructive)
 	// Output:
 	// gated: true

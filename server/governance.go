@@ -19,17 +19,25 @@ const DefaultCallTimeout = 60 * time.Second
 
 // ToolOptions are per-tool governance settings. The zero value adds no
 // limit and keeps the server-wide timeout.
-type ToolOptions struct {
-	// Timeout overrides Options.CallTimeout for this tool; negative means
-	// none. Zero: the server-wide value.
-	Timeout time.Duration
-	// MaxConcurrency bounds how many calls of this tool run at once, across
-	// sessions; more wait their turn. Zero: no bound.
-	MaxConcurrency int
-	// Rate is the sustained calls per second allowed for this tool, with
-	// bursts of Burst (at least 1); calls over it wait. Zero: no rate limit.
-	Rate  float64
-	Burst int
+//
+// They are a tool's Limits as the operator sets them: each non-zero field
+// overrides the tool's own (tools.Info.Limits), field by field.
+type ToolOptions = tools.Limits
+
+// limitsFor merges a tool's own limits with the operator's for it.
+func (s *Server) limitsFor(info tools.Info) tools.Limits {
+	l := info.Limits
+	o := s.opts.Tools[info.Name]
+	if o.Timeout != 0 {
+		l.Timeout = o.Timeout
+	}
+	if o.MaxConcurrency != 0 {
+		l.MaxConcurrency = o.MaxConcurrency
+	}
+	if o.Rate != 0 {
+		l.Rate, l.Burst = o.Rate, o.Burst
+	}
+	return l
 }
 
 // budgets counts calls per session (or, with bearer tokens, per token).
@@ -147,7 +155,7 @@ func (s *Server) globalLimitMiddleware(_ tools.Info, next tools.Func) tools.Func
 // limiter is made here, once per tool, and shared by every chain the
 // returned middleware wraps.
 func (s *Server) toolLimitMiddleware(info tools.Info) tools.Middleware {
-	o := s.opts.Tools[info.Name]
+	o := s.limitsFor(info)
 	var sem chan struct{}
 	if o.MaxConcurrency > 0 {
 		sem = make(chan struct{}, o.MaxConcurrency)
@@ -182,10 +190,10 @@ func limited(info tools.Info, o ToolOptions, sem chan struct{}, lim *rate.Limite
 }
 
 // timeoutFor is the time a call of info may take, or 0 for no bound.
-func (s *Server) timeoutFor(name string) time.Duration {
+func (s *Server) timeoutFor(info tools.Info) time.Duration {
 	d := s.opts.CallTimeout
-	if o, ok := s.opts.Tools[name]; ok && o.Timeout != 0 {
-		d = o.Timeout
+	if t := s.limitsFor(info).Timeout; t != 0 {
+		d = t
 	}
 	if d < 0 {
 		return 0
@@ -199,7 +207,7 @@ func (s *Server) timeoutFor(name string) time.Duration {
 // return when its context is done; remote tools kill their process group,
 // HTTP tools abort the request), so no goroutine is added per call.
 func (s *Server) timeoutMiddleware(info tools.Info, next tools.Func) tools.Func {
-	d := s.timeoutFor(info.Name)
+	d := s.timeoutFor(info)
 	if d == 0 {
 		return next
 	}

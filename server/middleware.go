@@ -52,12 +52,6 @@ func (s *Server) outcomeMiddleware(_ tools.Info, next tools.Func) tools.Func {
 			}
 			return res, err
 		}
-		if res.Err != nil {
-			if res.Err.Kind == tools.KindExecutionFailed && ctx.Err() != nil {
-				return tools.Result{}, &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled", Err: res.Err}
-			}
-			return res, nil
-		}
 		size := len(res.Text)
 		if res.Structured != nil {
 			if _, encoded := res.Structured.(json.RawMessage); !encoded {
@@ -96,7 +90,7 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 			}
 			return res, err
 		}
-		out := tools.Outcome(res, err)
+		out := tools.Settle(res, err)
 		if out.Err == nil && !s.log.Enabled(ctx, slog.LevelInfo) {
 			return res, err
 		}

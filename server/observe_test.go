@@ -38,7 +38,7 @@ func TestObservedRequest(t *testing.T) {
 	m.AddTool(mcp.NewTool("echo"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = observeRequest(ctx, tel, req)
 		res, err := fn(ctx, rawArguments(req))
-		return render(tools.Outcome(res, err), 0), nil
+		return render(tools.Settle(res, err), 0), nil
 	})
 
 	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"

@@ -226,6 +226,9 @@ type Server struct {
 	budgets   budgets
 	approvals approvals
 	global    chan struct{} // server-wide in-flight places; nil: no bound
+	// steps holds each tool's governed call as a step of a composite,
+	// by name; made by New and never changed after.
+	steps map[string]tools.Func
 
 	// calls tracks the calls in flight, so a shutdown can refuse new ones
 	// and wait for the rest.
@@ -267,6 +270,20 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		if err := opts.OAuth.check(); err != nil {
 			return nil, err
 		}
+		// A tool's own scopes (Info.Scopes) apply unless the operator's
+		// ToolScopes name it; the caller's OAuth value is not changed.
+		o := *opts.OAuth
+		o.ToolScopes = map[string][]string{}
+		for _, info := range reg.Infos() {
+			if info.Scopes != nil {
+				o.ToolScopes[info.Name] = info.Scopes
+			}
+		}
+		for name, sc := range opts.OAuth.ToolScopes {
+			o.ToolScopes[name] = sc
+		}
+		opts.OAuth = &o
+		s.opts.OAuth = &o
 	}
 	if err := opts.Approval.Validate(); err != nil {
 		return nil, fmt.Errorf("server: approval: %w", err)
@@ -307,13 +324,12 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 	}
 	s.mcp = mcpserver.NewMCPServer(opts.Name, opts.Version, mcpOpts...)
 
-	gatedTools := map[string]bool{}
-	for _, t := range reg.Tools() {
-		name := t.Info().Name
-		gatedTools[name] = opts.Approval.Gated(name, approval.IsGated(t))
-	}
+	// Governance is read here, once, from each tool's descriptor (and the
+	// operator's settings): nothing is detected from a tool's Go type but
+	// whether it is a Composite, which is what it says it is.
 	var serverTools []mcpserver.ServerTool
-	steps := map[string]tools.Func{}
+	steps := map[string]tools.Func{} // each tool's governed call as a step; fixed after New
+	var composites []tools.Composite
 	for _, t := range reg.Tools() {
 		info := t.Info()
 		if opts.Strict {
@@ -327,13 +343,40 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("server: tool %q: input schema: %w", info.Name, err)
 		}
-		gated := gatedTools[info.Name]
+		gated := opts.Approval.Gated(info.Name, info.Gated)
 		if gated && !info.Annotations.ReadOnly {
 			// Clients can warn too: a gated tool is published as destructive.
 			info.Annotations.Destructive = true
 		}
+		c, isComposite := t.(tools.Composite)
+		call := t.Call
+		// A step of a composite runs this chain: the composite's call
+		// already holds the session's place, was counted against the
+		// budget once, and logs as one line. The step runs under its own
+		// tool's approval, limits and timeout, never its parent's.
 		limit := s.toolLimitMiddleware(info) // one limiter, shared by both chains
-		fn := tools.Chain(info, t.Call, append([]tools.Middleware{
+		steps[info.Name] = tools.Chain(info, call, append([]tools.Middleware{
+			validateMiddleware(v),
+			s.approvalMiddleware(info, gated, v),
+			s.globalLimitMiddleware,
+			limit,
+			s.timeoutMiddleware,
+		}, opts.Middleware...)...)
+		own := []tools.Middleware{s.globalLimitMiddleware, limit, s.timeoutMiddleware}
+		if isComposite {
+			if l := opts.Tools[info.Name]; l != (tools.Limits{}) || info.Limits != (tools.Limits{}) {
+				return nil, fmt.Errorf("server: tool %q is a composite: it runs under its steps' own limits and timeouts; set those on the steps", info.Name)
+			}
+			composites = append(composites, c)
+			// A composite holds no server-wide or per-tool place and has no
+			// timeout of its own: its steps do, each under its own rules,
+			// so a person's approval of a step is never charged to them.
+			own = nil
+			call = func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+				return c.CallWith(ctx, args, s.callStep)
+			}
+		}
+		fn := tools.Chain(info, call, append(append([]tools.Middleware{
 			opts.Telemetry.Middleware, // outermost: it sees every outcome (nil: a no-op)
 			s.recoverMiddleware,
 			s.logMiddleware,
@@ -342,19 +385,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			validateMiddleware(v),
 			s.budgetMiddleware(gated),
 			s.approvalMiddleware(info, gated, v),
-			s.globalLimitMiddleware,
-			limit,
-			s.timeoutMiddleware,
-		}, opts.Middleware...)...)
-		// A step of a composite tool runs this shorter chain: the composite
-		// call already holds the session's and the server's places and was
-		// counted against the budget once, and logs as one line.
-		steps[info.Name] = tools.Chain(info, t.Call, append([]tools.Middleware{
-			validateMiddleware(v),
-			s.approvalMiddleware(info, gated, v),
-			limit,
-			s.timeoutMiddleware,
-		}, opts.Middleware...)...)
+		}, own...), opts.Middleware...)...)
 		desc := descriptor(info)
 		s.descs = append(s.descs, desc)
 		if s.log.Enabled(context.Background(), LevelTrace) {
@@ -363,21 +394,26 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		}
 		serverTools = append(serverTools, mcpserver.ServerTool{Tool: desc, Handler: s.handler(fn)})
 	}
-	for _, t := range reg.Tools() {
-		if c, ok := t.(composite); ok {
-			if err := c.Bind(func(name string) (tools.Func, bool) { fn, ok := steps[name]; return fn, ok }); err != nil {
-				return nil, fmt.Errorf("server: %w", err)
+	for _, c := range composites {
+		for i, name := range c.Steps() {
+			if _, ok := steps[name]; !ok {
+				return nil, fmt.Errorf("server: pipeline %q: step %d: tool %q is not registered", c.Info().Name, i+1, name)
 			}
 		}
 	}
+	s.steps = steps
 	s.mcp.AddTools(serverTools...)
 	return s, nil
 }
 
-// composite is a tool made of other tools of the registry (a pipeline):
-// the server binds each of its steps to that tool's governed call.
-type composite interface {
-	Bind(lookup func(name string) (tools.Func, bool)) error
+// callStep is the tools.Caller every composite is handed: a step's
+// governed call, by name. s.steps is fixed when New returns.
+func (s *Server) callStep(ctx context.Context, name string, args json.RawMessage) (tools.Result, error) {
+	fn, ok := s.steps[name]
+	if !ok {
+		return tools.Result{}, &tools.Error{Kind: tools.KindInternal, Message: fmt.Sprintf("internal error: no tool %q to run as a step", name)}
+	}
+	return fn(ctx, args)
 }
 
 // MCP returns the underlying mcp-go server, for embedding and tests.
@@ -408,7 +444,7 @@ func descriptor(info tools.Info) mcp.Tool {
 func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if !s.calls.start() {
-			return render(tools.Result{Err: &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the call was not run"}}, 0), nil
+			return render(tools.Outcome{Err: &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the call was not run"}}, 0), nil
 		}
 		defer s.calls.done()
 		// The request's own context outlives the shutdown grace, so that
@@ -434,7 +470,7 @@ func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 		if errors.As(err, &pending) {
 			return pending.result, nil
 		}
-		return render(tools.Outcome(res, err), s.opts.MaxResultBytes), nil
+		return render(tools.Settle(res, err), s.opts.MaxResultBytes), nil
 	}
 }
 
@@ -567,23 +603,23 @@ func rawArguments(req mcp.CallToolRequest) json.RawMessage {
 // where that happens. A result whose text and structured content together
 // are over limit bytes (limit > 0) is replaced by a result_too_large error;
 // structured content is encoded here, once, and handed on as JSON.
-func render(r tools.Result, limit int) *mcp.CallToolResult {
+func render(r tools.Outcome, limit int) *mcp.CallToolResult {
 	var structured any
 	if raw, ok := r.Structured.(json.RawMessage); ok && r.Err == nil {
 		structured = raw // encoded by outcomeMiddleware, and within the limit
 	} else if r.Err == nil && r.Structured != nil {
 		b, err := json.Marshal(r.Structured)
 		if err != nil {
-			r = tools.Result{Err: &tools.Error{Kind: tools.KindInternal, Message: "internal error: the structured result cannot be encoded as JSON", Err: err}}
+			r = tools.Outcome{Err: &tools.Error{Kind: tools.KindInternal, Message: "internal error: the structured result cannot be encoded as JSON", Err: err}}
 		} else {
 			structured = json.RawMessage(b)
 			if limit > 0 && len(b)+len(r.Text) > limit {
-				r = tools.Result{Err: tooLarge(len(b)+len(r.Text), limit)}
+				r = tools.Outcome{Err: tooLarge(len(b)+len(r.Text), limit)}
 			}
 		}
 	}
 	if r.Err == nil && limit > 0 && len(r.Text) > limit {
-		r = tools.Result{Err: tooLarge(len(r.Text), limit)}
+		r = tools.Outcome{Err: tooLarge(len(r.Text), limit)}
 	}
 	var annotated mcp.Annotated
 	if r.Audience == tools.ForUser {

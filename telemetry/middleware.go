@@ -114,17 +114,14 @@ func (m *toolMetrics) done(d time.Duration, res tools.Result, err error) *tools.
 	m.inFlight.Dec()
 	m.duration.Observe(d.Seconds())
 	switch {
-	case err == nil && res.Err == nil:
+	case err == nil:
 		m.ok.Inc()
 		return nil
 	case tools.IsSuspended(err):
 		m.suspended.Inc()
 		return nil
 	}
-	e := res.Err
-	if err != nil {
-		e = tools.AsError(err)
-	}
+	e := tools.AsError(err)
 	if c, ok := m.outcomes[e.Kind]; ok {
 		c.Inc()
 	} else {

@@ -113,7 +113,7 @@ func TestMetricsAfterKnownCalls(t *testing.T) {
 		case `"budget"`:
 			return tools.Result{}, &tools.Error{Kind: tools.KindBudgetExhausted, Message: "spent"}
 		case `"weird"`:
-			return tools.Result{Err: &tools.Error{Kind: "made_up", Message: "?"}}, nil
+			return tools.Result{}, &tools.Error{Kind: "made_up", Message: "?"}
 		}
 		return tools.Result{}, tools.Failed("boom")
 	}), tel.Middleware)
@@ -315,7 +315,7 @@ func TestOTLPOnlyWhenAsked(t *testing.T) {
 				t.Errorf("Tracing: got %v, want %v", got, tt.tracing)
 			}
 			if tt.env == nil {
-				if after := runtime.NumGoroutine(); after != before {
+				if after := runtime.NumGoroutine(); after > before { // another test's goroutine may end meanwhile
 					t.Errorf("goroutines: got %d after New, want %d: nothing may start without OTLP", after, before)
 				}
 			}

@@ -21,12 +21,16 @@ func Chain(info Info, fn Func, mws ...Middleware) Func {
 }
 
 // Wrap returns t with mws applied to its calls (see Chain). Its descriptor
-// is t's.
+// is t's, governance included, and a Composite stays one (mws wrap its
+// CallWith too).
 func Wrap(t Tool, mws ...Middleware) Tool {
 	if len(mws) == 0 {
 		return t
 	}
 	info := t.Info()
+	if c, ok := t.(Composite); ok {
+		return &composite{info: info, c: c, mws: mws}
+	}
 	return &funcTool{info: info, fn: Chain(info, t.Call, mws...)}
 }
 

@@ -13,11 +13,9 @@ const (
 	ForUser
 )
 
-// Result is the outcome of a call.
-//
-// A successful result has a nil Err. A failed one has Err set and, usually,
-// an empty Text; the server renders it as an isError result whose text is
-// "Error: " followed by the message.
+// Result is what a successful call returns. A call fails only by
+// returning an error (see Tool); the server renders that as an isError
+// result whose text is "Error: " followed by the message.
 type Result struct {
 	// Text is the output for the reader (the model, unless Audience says
 	// otherwise). A tool that returns nothing succeeds with empty text.
@@ -27,23 +25,30 @@ type Result struct {
 	Structured any
 	// Audience says who the content is for.
 	Audience Audience
-	// Err is the failure, or nil on success.
-	Err *Error
 }
-
-// OK reports whether the result is a success.
-func (r Result) OK() bool { return r.Err == nil }
 
 // Text returns a successful result carrying s.
 func Text(s string) Result { return Result{Text: s} }
 
-// Outcome folds a call's (Result, error) pair into one Result: a non-nil err
-// becomes the result's Err (see AsError) and drops any partial output.
-func Outcome(r Result, err error) Result {
+// Outcome is a finished call seen from its caller: its result, or its
+// failure. It is for code that reports on calls (logs, tests, a CLI); tools
+// themselves return (Result, error).
+type Outcome struct {
+	Result
+	// Err is the failure, or nil on success.
+	Err *Error
+}
+
+// OK reports whether the call succeeded.
+func (o Outcome) OK() bool { return o.Err == nil }
+
+// Settle folds a call's (Result, error) pair into its Outcome: a non-nil
+// err becomes Err (see AsError) and drops any partial output.
+func Settle(r Result, err error) Outcome {
 	if err != nil {
-		return Result{Err: AsError(err), Audience: r.Audience}
+		return Outcome{Result: Result{Audience: r.Audience}, Err: AsError(err)}
 	}
-	return r
+	return Outcome{Result: r}
 }
 
 // AsError returns err as an *Error: itself when it is one (or wraps one),

@@ -10,6 +10,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Tool is something a model can call.
@@ -25,9 +26,10 @@ import (
 // (the call timed out or the client cancelled it) the tool stops its work and
 // returns.
 //
-// A non-nil error means the call failed. Return an *Error (see InvalidArgs
-// and Failed) to choose the kind of failure and a code; any other error is an
-// execution failure whose message is err.Error(). A panic inside Call is
+// A non-nil error means the call failed, and is the only way to fail.
+// Return an *Error (see InvalidArgs and Failed) to choose the kind of
+// failure and a code; any other error is an execution failure whose message
+// is err.Error(). A panic inside Call is
 // recovered by the server, logged, and reported as an internal error; it
 // never takes the server down.
 type Tool interface {
@@ -61,6 +63,82 @@ type Info struct {
 	// have: NewPlain publishes it as the schema's maxLength and refuses a
 	// longer input before the tool runs. Zero: no bound.
 	MaxInput int
+
+	// Governance: what a server does around the tool's calls. It is read
+	// once, when a server is built; an operator's settings (approval
+	// policy, per-tool limits) may add to it or override it.
+
+	// Gated marks a tool a person must approve before each call (see
+	// approval.Gate, which sets it).
+	Gated bool
+	// Limits bound each call of the tool. The server applies them (it is
+	// the one layer that owns limits); a tool used without a server has
+	// only its own context to honour.
+	Limits Limits
+	// Scopes are the OAuth scopes a client's token needs to see and call
+	// the tool, on a server that authenticates with OAuth. Nil: the
+	// server's default scopes.
+	Scopes []string
+}
+
+// Limits bound the calls of one tool. The zero value adds no limit and keeps
+// the server's default timeout.
+type Limits struct {
+	// Timeout bounds one call (a person's approval time excluded); negative
+	// means none. Zero: the server's default.
+	Timeout time.Duration
+	// MaxConcurrency bounds how many calls of this tool run at once, across
+	// sessions; more wait their turn. Zero: no bound.
+	MaxConcurrency int
+	// Rate is the sustained calls per second allowed, with bursts of Burst
+	// (at least 1); calls over it wait. Zero: no rate limit.
+	Rate  float64
+	Burst int
+}
+
+// Caller runs a tool of the registry by name, as a client's call of it
+// would run: on a server, through that tool's own governance (validation,
+// approval, limits, timeout), with the session and cancellation of ctx.
+type Caller func(ctx context.Context, name string, args json.RawMessage) (Result, error)
+
+// Composite is a tool made of other tools of its registry (a pipeline).
+//
+// Steps names the tools it calls; a registry refuses a composite whose steps
+// it does not hold. CallWith runs the tool and calls each step through call,
+// which the server hands it for each call: a composite is never bound to a
+// server, so one composite (and one registry) can back any number of
+// servers. Call, from Tool, runs the steps directly, with no governance.
+type Composite interface {
+	Tool
+	Steps() []string
+	CallWith(ctx context.Context, args json.RawMessage, call Caller) (Result, error)
+}
+
+// WithInfo returns t published with info instead of its own descriptor,
+// calls unchanged; a Composite stays one.
+func WithInfo(t Tool, info Info) Tool {
+	if c, ok := t.(Composite); ok {
+		return &composite{info: info, c: c}
+	}
+	return &funcTool{info: info, fn: t.Call}
+}
+
+type composite struct {
+	info Info
+	c    Composite
+	mws  []Middleware
+}
+
+func (c *composite) Info() Info      { return c.info }
+func (c *composite) Steps() []string { return c.c.Steps() }
+
+func (c *composite) Call(ctx context.Context, args json.RawMessage) (Result, error) {
+	return Chain(c.info, c.c.Call, c.mws...)(ctx, args)
+}
+
+func (c *composite) CallWith(ctx context.Context, args json.RawMessage, call Caller) (Result, error) {
+	inner := func(ctx context.Context, args json.RawMessage) (Result, error) { return c.c.CallWith(ctx, args, call) }
+	return Chain(c.info, inner, c.mws...)(ctx, args)
 }
 
 // Annotations are the MCP tool annotations.

@@ -149,7 +149,7 @@ func TestOutcome(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := tools.Outcome(tt.res, tt.err)
+			got := tools.Settle(tt.res, tt.err)
 			if tt.wantKind == "" {
 				if !got.OK() || got.Text != tt.wantText {
 					t.Fatalf("Outcome = %+v, want success with text %q", got, tt.wantText)
@@ -167,7 +167,7 @@ func TestOutcome(t *testing.T) {
 			}
 		})
 	}
-	if got := tools.Outcome(tools.Result{Audience: tools.ForUser}, io.EOF); got.Audience != tools.ForUser {
+	if got := tools.Settle(tools.Result{Audience: tools.ForUser}, io.EOF); got.Audience != tools.ForUser {
 		t.Errorf("Outcome audience = %v, want ForUser kept", got.Audience)
 	}
 }
@@ -378,12 +378,15 @@ func TestSessionFrom(t *testing.T) {
 	}
 }
 
-func TestResultOK(t *testing.T) {
-	if !tools.Text("x").OK() {
-		t.Error("Text(x).OK() = false, want true")
+func TestSettle(t *testing.T) {
+	if o := tools.Settle(tools.Text("x"), nil); !o.OK() || o.Text != "x" {
+		t.Errorf("Settle(Text(x), nil) = %+v, want OK with x", o)
 	}
-	if (tools.Result{Err: tools.InvalidArgs("x")}).OK() {
-		t.Error("failed result OK() = true, want false")
+	if o := tools.Settle(tools.Text("partial"), tools.InvalidArgs("x")); o.OK() || o.Text != "" || o.Err.Kind != tools.KindInvalidArguments {
+		t.Errorf("Settle with an error = %+v, want the error and no partial output", o)
+	}
+	if o := tools.Settle(tools.Result{}, errors.New("plain")); o.Err.Kind != tools.KindExecutionFailed || o.Err.Message != "plain" {
+		t.Errorf("Settle with a plain error = %+v, want execution_failed", o.Err)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcp-tools/mcp-tools/approval"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/builtin"
 	"github.com/mcp-tools/mcp-tools/tools/builtin/web"
@@ -38,7 +37,7 @@ func TestBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tl := range ts {
-		if got, want := approval.IsGated(tl), tl.Info().Name == "file_write"; got != want {
+		if got, want := tl.Info().Gated, tl.Info().Name == "file_write"; got != want {
 			t.Errorf("%s gated = %v, want %v", tl.Info().Name, got, want)
 		}
 	}
@@ -102,7 +101,7 @@ func TestLongArgumentsRefusedBriefly(t *testing.T) {
 				}
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				r := tools.Outcome(tl.Call(ctx, raw))
+				r := tools.Settle(tl.Call(ctx, raw))
 				if r.Err == nil || r.Err.Kind != tools.KindInvalidArguments {
 					t.Fatalf("Call = %.100s %v, want an invalid-arguments error", r.Text, r.Err)
 				}
@@ -138,15 +137,15 @@ func TestSetCloseReleasesTheRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tool := range set.Tools {
-		res, err := tool.Call(context.Background(), []byte(`{"input":"1+1","path":"."}`))
+		_, err := tool.Call(context.Background(), []byte(`{"input":"1+1","path":"."}`))
 		switch tool.Info().Name {
 		case "file_list":
-			if err == nil && res.Err == nil {
+			if err == nil {
 				t.Errorf("file_list after Close succeeded")
 			}
 		case "calculator":
-			if err != nil || res.Err != nil {
-				t.Errorf("calculator after Close: %v %v", err, res.Err)
+			if err != nil {
+				t.Errorf("calculator after Close: %v", err)
 			}
 		}
 	}

@@ -84,11 +84,11 @@ type Pipeline struct {
 
 type step struct {
 	info    tools.Info
-	call    tools.Func
+	tool    tools.Tool
 	adapter Adapter
 }
 
-var _ tools.Tool = (*Pipeline)(nil)
+var _ tools.Composite = (*Pipeline)(nil)
 
 // New builds the pipeline and checks, where it can, that each step's output
 // fits the next step's input.
@@ -107,7 +107,7 @@ func New(cfg Config) (*Pipeline, error) {
 			continue
 		}
 		info := s.Tool.Info()
-		p.steps = append(p.steps, step{info: info, call: s.Tool.Call, adapter: s.Adapter})
+		p.steps = append(p.steps, step{info: info, tool: s.Tool, adapter: s.Adapter})
 		if i > 0 && cfg.Steps[i-1].Adapter == nil && cfg.Steps[i-1].Tool != nil {
 			if err := Fits(cfg.Steps[i-1].Tool.Info(), info); err != nil {
 				errs = append(errs, fmt.Errorf("pipeline %q: step %d (%s) → step %d (%s): %w", cfg.Name, i, cfg.Steps[i-1].Tool.Info().Name, i+1, info.Name, err))
@@ -132,8 +132,8 @@ func New(cfg Config) (*Pipeline, error) {
 // Info returns the pipeline's descriptor.
 func (p *Pipeline) Info() tools.Info { return p.info }
 
-// StepNames lists the steps' tool names, in order.
-func (p *Pipeline) StepNames() []string {
+// Steps lists the steps' tool names, in order (tools.Composite).
+func (p *Pipeline) Steps() []string {
 	names := make([]string, len(p.steps))
 	for i, s := range p.steps {
 		names[i] = s.info.Name
@@ -141,25 +141,36 @@ func (p *Pipeline) StepNames() []string {
 	return names
 }
 
-// Bind replaces each step's call by lookup(name), the governed call a
-// server built for that tool. It is called once, before serving; a name
-// lookup does not know is an error.
-func (p *Pipeline) Bind(lookup func(name string) (tools.Func, bool)) error {
-	for i := range p.steps {
-		fn, ok := lookup(p.steps[i].info.Name)
-		if !ok {
-			return fmt.Errorf("pipeline %q: step %d: tool %q is not registered", p.info.Name, i+1, p.steps[i].info.Name)
-		}
-		p.steps[i].call = fn
-	}
-	return nil
+// Call runs the steps in order, calling each step's tool directly, with no
+// governance: that is what CallWith is for.
+func (p *Pipeline) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	return p.run(ctx, 0, args, p.direct)
 }
 
-// Call runs the steps in order.
-func (p *Pipeline) Call(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+// CallWith runs the steps in order, each through call: on a server, the
+// step tool's own governed call (validation, approval, limits, timeout),
+// so that a step runs under its own tool's rules, not its pipeline's.
+func (p *Pipeline) CallWith(ctx context.Context, args json.RawMessage, call tools.Caller) (tools.Result, error) {
+	return p.run(ctx, 0, args, call)
+}
+
+// direct calls a step's tool itself.
+func (p *Pipeline) direct(ctx context.Context, name string, args json.RawMessage) (tools.Result, error) {
+	for _, s := range p.steps {
+		if s.info.Name == name {
+			return s.tool.Call(ctx, args)
+		}
+	}
+	return tools.Result{}, &tools.Error{Kind: tools.KindInternal, Message: fmt.Sprintf("pipeline %q has no step %q", p.info.Name, name)}
+}
+
+// run runs the steps from step from (counted from 0), whose arguments are
+// args, calling each through call.
+func (p *Pipeline) run(ctx context.Context, from int, args json.RawMessage, call tools.Caller) (tools.Result, error) {
 	var res tools.Result
-	for i, s := range p.steps {
-		if i > 0 {
+	for i := from; i < len(p.steps); i++ {
+		s := p.steps[i]
+		if i > from {
 			var err error
 			args, err = Handoff(s.info, res)
 			if err != nil {
@@ -173,13 +184,13 @@ func (p *Pipeline) Call(ctx context.Context, args json.RawMessage) (tools.Result
 		if debug {
 			p.log.DebugContext(ctx, "pipeline step", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "input", tools.ShowArgs(s.info, args))
 		}
-		r, err := p.runStep(ctx, i, s, args)
+		r, err := p.runStep(ctx, i, s, args, call)
 		if tools.IsSuspended(err) {
 			// The step waits for the client (a person's approval): the
 			// question goes back up unchanged.
 			return tools.Result{}, err
 		}
-		out := tools.Outcome(r, err)
+		out := tools.Settle(r, err)
 		if debug {
 			p.log.DebugContext(ctx, "pipeline step done", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "output", p.showOutput(i, out.Text), "error", errText(out.Err))
 		}
@@ -193,9 +204,9 @@ func (p *Pipeline) Call(ctx context.Context, args json.RawMessage) (tools.Result
 			res = tools.Result{Text: out.Err.Message}
 			continue
 		}
-		res = out
+		res = out.Result
 		if s.adapter != nil && !last {
-			adapted, err := s.adapter(ctx, out)
+			adapted, err := s.adapter(ctx, out.Result)
 			if err != nil {
 				return tools.Result{}, tools.Failed("pipeline %q: the adapter after step %d (%s) failed: %v", p.info.Name, i+1, s.info.Name, err)
 			}

@@ -41,9 +41,9 @@ func double(seen *[]string) tools.Tool {
 	})
 }
 
-func call(t *testing.T, p tools.Tool, args string) tools.Result {
+func call(t *testing.T, p tools.Tool, args string) tools.Outcome {
 	t.Helper()
-	return tools.Outcome(p.Call(context.Background(), []byte(args)))
+	return tools.Settle(p.Call(context.Background(), []byte(args)))
 }
 
 func TestPipeline(t *testing.T) {
@@ -111,8 +111,8 @@ func TestPipelinePublishesFirstStepsSchema(t *testing.T) {
 	if string(p.Info().InputSchema) != string(price.Info().InputSchema) {
 		t.Errorf("input schema = %s, want the first step's", p.Info().InputSchema)
 	}
-	if got := p.StepNames(); strings.Join(got, ",") != "get_price,double" {
-		t.Errorf("StepNames = %v", got)
+	if got := p.Steps(); strings.Join(got, ",") != "get_price,double" {
+		t.Errorf("Steps = %v", got)
 	}
 }
 
@@ -150,27 +150,23 @@ func TestPipelineStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-func TestBind(t *testing.T) {
+// TestCallWith: with a caller, every step runs through it (a server's
+// governed call), never the step tool directly; the pipeline itself is not
+// changed, so the same pipeline runs either way, concurrently.
+func TestCallWith(t *testing.T) {
 	var seen []string
 	p, _ := pipeline.New(pipeline.Config{Name: "p", Description: "d", Steps: []pipeline.Step{{Tool: double(&seen)}}})
-	calls := 0
-	err := p.Bind(func(name string) (tools.Func, bool) {
-		if name != "double" {
-			return nil, false
-		}
-		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-			calls++
-			return tools.Text("governed"), nil
-		}, true
-	})
-	if err != nil {
-		t.Fatal(err)
+	var calls []string
+	governed := func(ctx context.Context, name string, args json.RawMessage) (tools.Result, error) {
+		calls = append(calls, name)
+		return tools.Text("governed"), nil
 	}
-	if r := call(t, p, `{"input":"1"}`); r.Text != "governed" || calls != 1 || len(seen) != 0 {
-		t.Errorf("after Bind the step ran %q (calls %d, direct %d), want the bound call", r.Text, calls, len(seen))
+	r := tools.Settle(p.CallWith(context.Background(), json.RawMessage(`{"input":"1"}`), governed))
+	if r.Text != "governed" || strings.Join(calls, ",") != "double" || len(seen) != 0 {
+		t.Errorf("CallWith ran %q (caller saw %v, direct %d), want only the caller", r.Text, calls, len(seen))
 	}
-	if err := p.Bind(func(string) (tools.Func, bool) { return nil, false }); err == nil {
-		t.Error("Bind with an unknown step succeeded")
+	if r := call(t, p, `{"input":"1"}`); r.Err != nil || len(seen) != 1 {
+		t.Errorf("Call after CallWith = %+v (direct %d): want the step called directly", r, len(seen))
 	}
 }
 

@@ -30,21 +30,21 @@ const (
 // child span named "execute_tool <tool>", made by the parent span's own
 // tracer provider, and the step's call (a remote tool's request, say) is
 // under it. An untraced call costs nothing more.
-func (p *Pipeline) runStep(ctx context.Context, i int, s step, args json.RawMessage) (tools.Result, error) {
+func (p *Pipeline) runStep(ctx context.Context, i int, s step, args json.RawMessage, call tools.Caller) (tools.Result, error) {
 	parent := trace.SpanFromContext(ctx)
 	if !parent.IsRecording() {
-		return s.call(ctx, args)
+		return call(ctx, s.info.Name, args)
 	}
 	ctx, span := parent.TracerProvider().Tracer(tracerScope).Start(ctx, "execute_tool "+s.info.Name,
 		trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(keyOperation.String("execute_tool"), keyToolName.String(s.info.Name),
 			KeyPipeline.String(p.info.Name), KeyStep.Int(i+1)))
 	defer span.End()
-	r, err := s.call(ctx, args)
+	r, err := call(ctx, s.info.Name, args)
 	if tools.IsSuspended(err) {
 		return r, err
 	}
-	if out := tools.Outcome(r, err); out.Err != nil {
+	if out := tools.Settle(r, err); out.Err != nil {
 		span.SetAttributes(keyErrorType.String("tool_error"))
 		span.SetStatus(codes.Error, string(out.Err.Kind))
 	}

@@ -133,9 +133,9 @@ func command(t *testing.T, mode string, mod func(*remote.CommandConfig)) *remote
 	return c
 }
 
-func run(t *testing.T, tl tools.Tool, args string) tools.Result {
+func run(t *testing.T, tl tools.Tool, args string) tools.Outcome {
 	t.Helper()
-	return tools.Outcome(tl.Call(context.Background(), json.RawMessage(args)))
+	return tools.Settle(tl.Call(context.Background(), json.RawMessage(args)))
 }
 
 func TestCommandProtocol(t *testing.T) {
@@ -274,8 +274,8 @@ func TestCommandTimeoutKillsTheGroup(t *testing.T) {
 func TestCommandCancellationKillsTheGroup(t *testing.T) {
 	c, pidfile := sleepy(t, time.Minute)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan tools.Result, 1)
-	go func() { done <- tools.Outcome(c.Call(ctx, json.RawMessage(`{"input":""}`))) }()
+	done := make(chan tools.Outcome, 1)
+	go func() { done <- tools.Settle(c.Call(ctx, json.RawMessage(`{"input":""}`))) }()
 	pid := grandchild(t, pidfile)
 	cancel()
 	select {
@@ -297,7 +297,7 @@ func TestCommandProgress(t *testing.T) {
 		defer mu.Unlock()
 		got = append(got, fmt.Sprintf("%g/%g %s", p, total, msg))
 	})
-	r := tools.Outcome(command(t, "progress", nil).Call(ctx, json.RawMessage(`{"input":""}`)))
+	r := tools.Settle(command(t, "progress", nil).Call(ctx, json.RawMessage(`{"input":""}`)))
 	if r.Err != nil || r.Text != "done" {
 		t.Fatalf("result = %q %v", r.Text, r.Err)
 	}
@@ -380,7 +380,7 @@ func TestCommandGrandchildHoldingPipes(t *testing.T) {
 		}
 		return c
 	}
-	done := make(chan tools.Result, 1)
+	done := make(chan tools.Outcome, 1)
 	go func() { done <- run(t, mk("daemon.sh", 300*time.Millisecond), `{"input":""}`) }()
 	select {
 	case r := <-done:

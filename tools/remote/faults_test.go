@@ -133,9 +133,9 @@ func TestFaultMatrix(t *testing.T) {
 				t.Fatalf("warm-up call: %v", r.Err)
 			}
 			fds, goroutines := openFDs(t), runtime.NumGoroutine()
-			done := make(chan tools.Result, 1)
+			done := make(chan tools.Outcome, 1)
 			go func() { done <- run(t, tt.tool, string(args)) }()
-			var r tools.Result
+			var r tools.Outcome
 			select {
 			case r = <-done:
 			case <-time.After(30 * time.Second): // far past timeout plus grace
@@ -169,9 +169,9 @@ func TestFaultMatrix(t *testing.T) {
 // out: on a loaded 2-core machine the race-built helper alone can take
 // seconds to start, which says nothing about the tool's health. A tool left
 // broken by a fault fails every try.
-func healthy(t *testing.T, tool tools.Tool) tools.Result {
+func healthy(t *testing.T, tool tools.Tool) tools.Outcome {
 	t.Helper()
-	var r tools.Result
+	var r tools.Outcome
 	for range 3 {
 		if r = run(t, tool, `{"input":"ok"}`); r.Err == nil || r.Err.Kind != tools.KindTimeout {
 			return r

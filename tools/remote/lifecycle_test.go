@@ -85,7 +85,7 @@ func TestCommandProgressFlood(t *testing.T) {
 			})
 			c := command(t, "progressflood", func(cfg *remote.CommandConfig) { cfg.MaxStderr = tt.maxStderr })
 			start := time.Now()
-			r := tools.Outcome(c.Call(ctx, json.RawMessage(`{"input":""}`)))
+			r := tools.Settle(c.Call(ctx, json.RawMessage(`{"input":""}`)))
 			elapsed := time.Since(start)
 			mu.Lock()
 			defer mu.Unlock()

@@ -138,7 +138,7 @@ func TestCommandKillGrace(t *testing.T) {
 	})
 	t.Run("SIGKILL after the grace", func(t *testing.T) {
 		c, pidfile, _ := script(t, "stubborn.sh", 300*time.Millisecond, 200*time.Millisecond)
-		done := make(chan tools.Result, 1)
+		done := make(chan tools.Outcome, 1)
 		go func() { done <- run(t, c, `{"input":""}`) }()
 		select {
 		case r := <-done:
@@ -252,8 +252,8 @@ func TestHTTPCancellation(t *testing.T) {
 	})
 	h := httpTool(t, remote.HTTPConfig{URL: srv.URL})
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan tools.Result, 1)
-	go func() { done <- tools.Outcome(h.Call(ctx, json.RawMessage(`{"input":"x"}`))) }()
+	done := make(chan tools.Outcome, 1)
+	go func() { done <- tools.Settle(h.Call(ctx, json.RawMessage(`{"input":"x"}`))) }()
 	<-arrived
 	cancel()
 	r := <-done
@@ -312,7 +312,7 @@ func TestHTTPMaxConcurrency(t *testing.T) {
 	<-arrived // the first call holds the only place
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	r := tools.Outcome(one.Call(ctx, json.RawMessage(`{"input":"second"}`)))
+	r := tools.Settle(one.Call(ctx, json.RawMessage(`{"input":"second"}`)))
 	if r.Err == nil || r.Err.Kind != tools.KindCancelled {
 		t.Errorf("got %+v, want the waiting call cancelled", r.Err)
 	}

@@ -15,10 +15,10 @@ import (
 	"github.com/mcp-tools/mcp-tools/tools/toolstest"
 )
 
-func run(t *testing.T, expr string) tools.Result {
+func run(t *testing.T, expr string) tools.Outcome {
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"input": expr})
-	return tools.Outcome(calc.New(calc.Config{}).Call(context.Background(), args))
+	return tools.Settle(calc.New(calc.Config{}).Call(context.Background(), args))
 }
 
 func TestCalculator(t *testing.T) {
@@ -127,7 +127,7 @@ func TestConfigLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, _ := json.Marshal(map[string]string{"input": tt.expr})
-			r := tools.Outcome(calc.New(tt.cfg).Call(context.Background(), args))
+			r := tools.Settle(calc.New(tt.cfg).Call(context.Background(), args))
 			switch {
 			case tt.want == "" && r.Err != nil:
 				t.Errorf("got error %v, want success", r.Err)

@@ -81,7 +81,7 @@ func TestRefusals(t *testing.T) {
 func TestToolUsesInjectedClock(t *testing.T) {
 	tool := datetime.New(datetime.Config{Now: func() time.Time { return clock }})
 	args, _ := json.Marshal(map[string]string{"input": "today"})
-	r := tools.Outcome(tool.Call(context.Background(), args))
+	r := tools.Settle(tool.Call(context.Background(), args))
 	if r.Err != nil || !strings.HasPrefix(r.Text, "2024-06-15") {
 		t.Errorf("today = %q %v", r.Text, r.Err)
 	}
@@ -106,7 +106,7 @@ func TestLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, _ := json.Marshal(map[string]string{"input": tt.input})
-			r := tools.Outcome(datetime.New(tt.cfg).Call(context.Background(), args))
+			r := tools.Settle(datetime.New(tt.cfg).Call(context.Background(), args))
 			switch {
 			case tt.want == "" && r.Err != nil:
 				t.Errorf("got error %v, want success", r.Err)
@@ -156,7 +156,7 @@ func TestLongInputNotEchoed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, _ := json.Marshal(map[string]string{"input": tt.in})
-			r := tools.Outcome(tool.Call(context.Background(), args))
+			r := tools.Settle(tool.Call(context.Background(), args))
 			if r.Err == nil || r.Err.Kind != tools.KindInvalidArguments || !strings.Contains(r.Err.Message, tt.want) {
 				t.Fatalf("got %q %v, want an invalid-arguments error containing %q", r.Text, r.Err, tt.want)
 			}

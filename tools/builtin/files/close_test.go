@@ -74,7 +74,7 @@ func TestCloseDuringAppends(t *testing.T) {
 		wg.Go(func() {
 			started <- struct{}{}
 			b, _ := json.Marshal(map[string]any{"path": "log.txt", "content": fmt.Sprintf("line %03d\n", i), "append": true})
-			r := tools.Outcome(w.Call(context.Background(), b))
+			r := tools.Settle(w.Call(context.Background(), b))
 			switch {
 			case r.Err == nil:
 				landed.Add(1)

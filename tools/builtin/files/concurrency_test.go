@@ -26,7 +26,7 @@ func appendAll(t *testing.T, w tools.Tool, paths []string) []*tools.Error {
 	for i, p := range paths {
 		wg.Go(func() {
 			b, _ := json.Marshal(map[string]any{"path": p, "content": fmt.Sprintf("line %03d\n", i), "append": true})
-			errs[i] = tools.Outcome(w.Call(context.Background(), b)).Err
+			errs[i] = tools.Settle(w.Call(context.Background(), b)).Err
 		})
 	}
 	waitFor(t, &wg, "the appends")

@@ -52,18 +52,18 @@ func must(t *testing.T, err error) {
 	}
 }
 
-func call(t *testing.T, tl tools.Tool, args any) tools.Result {
+func call(t *testing.T, tl tools.Tool, args any) tools.Outcome {
 	t.Helper()
 	b, _ := json.Marshal(args)
-	done := make(chan tools.Result, 1)
-	go func() { done <- tools.Outcome(tl.Call(context.Background(), b)) }()
+	done := make(chan tools.Outcome, 1)
+	go func() { done <- tools.Settle(tl.Call(context.Background(), b)) }()
 	select {
 	case r := <-done:
 		return r
 	case <-time.After(10 * time.Second):
 		t.Fatalf("%s %s hung", tl.Info().Name, b)
 	}
-	return tools.Result{}
+	return tools.Outcome{}
 }
 
 func TestRead(t *testing.T) {

@@ -41,7 +41,7 @@ func TestQuery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, _ := json.Marshal(map[string]string{"json_path": tt.path, "json": store})
-			r := tools.Outcome(tool.Call(context.Background(), args))
+			r := tools.Settle(tool.Call(context.Background(), args))
 			if r.Err != nil {
 				t.Fatal(r.Err)
 			}
@@ -102,7 +102,7 @@ func TestMaxInputBytes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, _ := json.Marshal(map[string]string{"json_path": "$", "json": tt.doc})
-			r := tools.Outcome(jsonquery.New(tt.cfg).Call(context.Background(), args))
+			r := tools.Settle(jsonquery.New(tt.cfg).Call(context.Background(), args))
 			switch {
 			case tt.want == "" && r.Err != nil:
 				t.Errorf("got error %v, want success", r.Err)
@@ -208,7 +208,7 @@ func TestDeepDocumentResultCapped(t *testing.T) {
 
 	// Through the tool, with the default limits, the depth cap answers first.
 	args, _ := json.Marshal(jsonquery.Input{JSONPath: "$..*", JSON: text(doc)})
-	r := tools.Outcome(jsonquery.New(jsonquery.Config{}).Call(context.Background(), args))
+	r := tools.Settle(jsonquery.New(jsonquery.Config{}).Call(context.Background(), args))
 	if r.Err == nil || !strings.Contains(r.Err.Message, "8000 deep") {
 		t.Errorf("tool call = %+v, want the depth error", r)
 	}
@@ -312,7 +312,7 @@ func TestErrorsDoNotEchoInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args, _ := json.Marshal(tt.in)
-			r := tools.Outcome(tool.Call(context.Background(), args))
+			r := tools.Settle(tool.Call(context.Background(), args))
 			if r.Err == nil || r.Err.Kind != tools.KindInvalidArguments {
 				t.Fatalf("Call = %+v, want an invalid-arguments error", r)
 			}
@@ -443,7 +443,7 @@ func TestDocumentAsObjectOrText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			verr := v.Validate(json.RawMessage(tt.args))
-			r := tools.Outcome(tool.Call(context.Background(), json.RawMessage(tt.args)))
+			r := tools.Settle(tool.Call(context.Background(), json.RawMessage(tt.args)))
 			if tt.want == "" {
 				if verr == nil || r.Err == nil || r.Err.Kind != tools.KindInvalidArguments {
 					t.Errorf("validation %v, call %+v; want both to refuse", verr, r.Err)
