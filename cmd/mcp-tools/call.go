@@ -173,7 +173,7 @@ func served(srv *server.Server, name string, skipped map[string]string) error {
 	if why, ok := skipped[name]; ok {
 		return badConfig(fmt.Errorf("tool %q is off: %s", name, why))
 	}
-	if slices.Contains(builtin.Names, name) {
+	if slices.Contains(builtin.All(), name) {
 		return badConfig(fmt.Errorf("tool %q is off: it is a built-in that is not served by default; pass --builtins %s (or list it under builtins: in the config file)", name, name))
 	}
 	return badConfig(fmt.Errorf("no tool %q: the tools served are %s", name, strings.Join(names, ", ")))

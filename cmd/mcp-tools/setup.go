@@ -80,7 +80,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 func (c *setup) register(fs *flag.FlagSet, serving bool) {
 	fs.StringVar(&c.configPath, "config", "", "configuration file (YAML or JSON) declaring tools and settings")
-	fs.StringVar(&c.builtins, "builtins", "", "comma-separated built-ins to serve (default: every built-in that needs no setup)\n(choose from "+strings.Join(builtin.Names, ", ")+")")
+	fs.StringVar(&c.builtins, "builtins", "", "comma-separated built-ins to serve (default: every built-in that needs no setup)\n(choose from "+strings.Join(builtin.All(), ", ")+")")
 	fs.StringVar(&c.root, "root", "", "folder the file tools work in; without it file_read, file_write and file_list are off")
 	fs.Int64Var(&c.maxReadBytes, "max-read-bytes", 0, "cap on what file_read returns (default 1 MiB)")
 	fs.BoolVar(&c.allowPrivateNetwork, "allow-private-network", false, "let web_fetch reach loopback and private addresses (intranet use)")
@@ -285,7 +285,7 @@ func (c *setup) build(file *config.File, log *slog.Logger) (*tools.Registry, map
 		}
 	} else if names == nil {
 		names, c.skipped = builtin.Default(bcfg)
-		for _, name := range builtin.Names {
+		for _, name := range builtin.All() {
 			if why, ok := c.skipped[name]; ok {
 				log.Info("built-in not enabled", "tool", name, "why", why)
 			}
@@ -319,11 +319,11 @@ func approvalSetting(p *approval.Policy, name string, v *bool) {
 	}
 }
 
-// orderedBuiltins sorts built-in names in the order builtin.Names lists
+// orderedBuiltins sorts built-in names in the order builtin.All() lists
 // them, so that the served order does not depend on map order.
 func orderedBuiltins(names []string) []string {
 	var out []string
-	for _, n := range builtin.Names {
+	for _, n := range builtin.All() {
 		for _, m := range names {
 			if m == n {
 				out = append(out, n)
@@ -332,7 +332,7 @@ func orderedBuiltins(names []string) []string {
 	}
 	for _, m := range names {
 		found := false
-		for _, n := range builtin.Names {
+		for _, n := range builtin.All() {
 			found = found || m == n
 		}
 		if !found {
@@ -380,7 +380,7 @@ func fileTools(f *config.File, builtins []tools.Tool, toolOpts map[string]server
 				continue
 			}
 			ok = false
-			if slices.Contains(builtin.Names, st.Tool) {
+			if slices.Contains(builtin.All(), st.Tool) {
 				errs = append(errs, fmt.Errorf("tool %q: step %d: built-in %q is not served; add it to --builtins (or to builtins: in the file)", ct.Name, j+1, st.Tool))
 			} else {
 				errs = append(errs, fmt.Errorf("tool %q: step %d: unknown tool %q", ct.Name, j+1, st.Tool))

@@ -44,12 +44,17 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Names lists every built-in.
-var Names = []string{"calculator", "datetime", "json_query", "file_read", "file_write", "file_list", "web_fetch", "web_search", "echo"}
+// All returns the name of every built-in, in the order they are listed and
+// served. The slice is the caller's: changing it changes nothing here.
+func All() []string {
+	return []string{"calculator", "datetime", "json_query", "file_read", "file_write", "file_list", "web_fetch", "web_search", "echo"}
+}
 
-// Writers lists the built-ins that change something outside the server;
-// they are gated by approval unless opened up explicitly.
-var Writers = []string{"file_write"}
+// Gated returns the names of the built-ins that change something outside
+// the server; Open gates them by approval, and only the operator can open
+// them up (approval.Policy.Exempt). The slice is the caller's: changing it
+// changes nothing here.
+func Gated() []string { return []string{"file_write"} }
 
 // Default returns the built-ins that cfg can serve without further setup,
 // and, for each one left out, why.
@@ -151,7 +156,7 @@ func Open(cfg Config, names []string) (*Set, error) {
 		case "echo":
 			t = Echo()
 		default:
-			errs = append(errs, fmt.Errorf("unknown built-in %q: choose from %s", name, strings.Join(Names, ", ")))
+			errs = append(errs, fmt.Errorf("unknown built-in %q: choose from %s", name, strings.Join(All(), ", ")))
 			continue
 		}
 		if t == nil {
@@ -178,8 +183,8 @@ func fileNames(names []string) []string {
 }
 
 // IsWriter reports whether the built-in called name acts on the world and
-// is gated by approval by default.
-func IsWriter(name string) bool { return slices.Contains(Writers, name) }
+// is gated by approval by default: whether Gated lists it.
+func IsWriter(name string) bool { return slices.Contains(Gated(), name) }
 
 // MaxEchoBytes is the longest text echo sends back, in bytes; its input
 // schema publishes it as the text's maxLength.

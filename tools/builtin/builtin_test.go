@@ -56,7 +56,7 @@ func TestBuild(t *testing.T) {
 // share a schema without maxLength and refuse it themselves.
 func TestLongArgumentsRefusedBriefly(t *testing.T) {
 	huge := strings.Repeat("a", 1<<20+1)
-	ts, err := builtin.Build(builtin.Config{Root: t.TempDir(), Search: web.SearchConfig{Backend: "searxng", URL: "http://127.0.0.1:1"}}, builtin.Names)
+	ts, err := builtin.Build(builtin.Config{Root: t.TempDir(), Search: web.SearchConfig{Backend: "searxng", URL: "http://127.0.0.1:1"}}, builtin.All())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,10 +29,14 @@ const (
 	stderrInMessage = 4 << 10
 )
 
-// InheritedEnv lists the variables a subprocess inherits from the server;
-// every other variable of the server stays out of the child. The tool's own
-// Env is added on top.
-var InheritedEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SHELL"}
+// DefaultInherit returns the variables a subprocess inherits from the
+// server when its CommandConfig.Inherit is nil: PATH, HOME, USER, LOGNAME,
+// LANG, LC_ALL, LC_CTYPE, TZ, TMPDIR and SHELL. Every other variable of the
+// server stays out of the child. The slice is the caller's: changing it
+// changes no tool.
+func DefaultInherit() []string {
+	return []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SHELL"}
+}
 
 // CommandConfig declares a subprocess tool.
 type CommandConfig struct {
@@ -46,7 +50,13 @@ type CommandConfig struct {
 	Command []string `yaml:"command" json:"command"`
 	// Dir is the working directory. Empty: the server's.
 	Dir string `yaml:"dir" json:"dir,omitempty"`
-	// Env holds variables set for the program, on top of InheritedEnv.
+	// Inherit names the variables the program inherits from the server's
+	// environment (those that are set); every other one stays out. The
+	// tool's Env is added on top. Nil: DefaultInherit(); empty, not nil:
+	// none. It is read once, by NewCommand.
+	Inherit []string `yaml:"inherit_env" json:"inherit_env,omitempty"`
+	// Env holds variables set for the program, on top of the inherited
+	// ones (see Inherit).
 	Env map[string]string `yaml:"env" json:"env,omitempty"`
 	// MaxStdout caps the program's output. Zero: DefaultMaxStdout (1 MiB).
 	MaxStdout int64 `yaml:"max_stdout" json:"max_stdout,omitempty"`
@@ -144,17 +154,21 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 		}
 		argv[i] = v
 	}
-	return &Command{cfg: cfg, info: cfg.info(), argv: argv, env: environ(cfg.Env), slots: newSlots(cfg.MaxConcurrency)}, nil
+	return &Command{cfg: cfg, info: cfg.info(), argv: argv, env: environ(cfg.Inherit, cfg.Env), slots: newSlots(cfg.MaxConcurrency)}, nil
 }
 
 // Info returns the descriptor.
 func (c *Command) Info() tools.Info { return c.info }
 
-// environ builds a child's environment: InheritedEnv from the server's,
-// then the tool's own variables.
-func environ(own map[string]string) []string {
-	var env []string
-	for _, k := range InheritedEnv {
+// environ builds a child's environment: the inherited variables (nil:
+// DefaultInherit) from the server's, then the tool's own variables.
+func environ(inherit []string, own map[string]string) []string {
+	if inherit == nil {
+		inherit = DefaultInherit()
+	}
+	// Never nil: os/exec gives a nil Env the server's whole environment.
+	env := make([]string, 0, len(inherit)+len(own))
+	for _, k := range inherit {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
