@@ -29,6 +29,16 @@ const DefaultHeartbeat = 10 * time.Second
 // result as it is.
 type inputRequired struct {
 	result *mcp.CallToolResult
+	// state and params, when state is set, are what result was built
+	// from, so that a composite can wrap the state in its own.
+	state  string
+	params mcp.ElicitationParams
+}
+
+// withState returns the same question with another request state.
+func (p *inputRequired) withState(state string) *inputRequired {
+	b := mcpserver.NewInputRequestBuilder(state).Elicit(approvalInputID, p.params)
+	return &inputRequired{result: b.ToolResult(), state: state, params: p.params}
 }
 
 func (*inputRequired) Error() string { return "input required" }
@@ -92,6 +102,11 @@ func (s *Server) approvalMiddleware(info tools.Info, gated bool, v *schema.Valid
 				}
 				return nil
 			}
+			if _, resumed := resumeFrom(ctx, name); resumed {
+				// A composite resumed at one of its steps was approved by
+				// its first call; the retry's answer is for that step.
+				return next(ctx, args)
+			}
 			if sess.ID != "" && s.approvals.memory.Remembered(sess.ID, name) {
 				if err := charge(); err != nil {
 					return tools.Result{}, err
@@ -109,6 +124,9 @@ func (s *Server) approvalMiddleware(info tools.Info, gated bool, v *schema.Valid
 				if err != nil {
 					return tools.Result{}, err
 				}
+				// The answer is spent: the layers inside (a composite's
+				// steps) must not read it as theirs.
+				ctx = withoutRoundTrip(ctx)
 			} else {
 				if err := charge(); err != nil {
 					return tools.Result{}, err
@@ -187,7 +205,7 @@ func (s *Server) ask(ctx context.Context, info tools.Info, args json.RawMessage,
 		}
 		state := s.approvals.signer.Sign(bindingFor(ctx, info.Name, args))
 		b := mcpserver.NewInputRequestBuilder(state).Elicit(approvalInputID, params)
-		return approval.Outcome{}, &inputRequired{result: b.ToolResult()}, nil
+		return approval.Outcome{}, &inputRequired{result: b.ToolResult(), state: state, params: params}, nil
 	}
 	cs := mcpserver.ClientSessionFromContext(ctx)
 	if _, ok := cs.(mcpserver.SessionWithElicitation); !ok || !clientCanElicit(ctx) {

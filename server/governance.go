@@ -92,6 +92,9 @@ func (s *Server) budgetMiddleware(gated bool) tools.Middleware {
 		}
 		name := info.Name
 		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+			if _, resumed := resumeFrom(ctx, name); resumed {
+				return next(ctx, args) // the first call of this composite was charged
+			}
 			if gated {
 				return next(context.WithValue(ctx, chargeKey{}, name), args)
 			}

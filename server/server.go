@@ -225,6 +225,7 @@ type Server struct {
 	limits    sessionLimits
 	budgets   budgets
 	approvals approvals
+	resumes   *sealer       // seals a composite's state on 2026-07-28 retries
 	global    chan struct{} // server-wide in-flight places; nil: no bound
 	// steps holds each tool's governed call as a step of a composite,
 	// by name; made by New and never changed after.
@@ -293,6 +294,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("server: approval settings name unknown tool %q", name)
 		}
 	}
+	s.resumes = newSealer(opts.Approval.Timeout)
 	s.approvals = approvals{policy: opts.Approval, heartbeat: opts.ApprovalHeartbeat, signer: approval.NewSigner(opts.Approval.Timeout)}
 
 	hooks := &mcpserver.Hooks{}
@@ -371,10 +373,12 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			// A composite holds no server-wide or per-tool place and has no
 			// timeout of its own: its steps do, each under its own rules,
 			// so a person's approval of a step is never charged to them.
-			own = nil
-			call = func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-				return c.CallWith(ctx, args, s.callStep)
-			}
+			own = []tools.Middleware{}
+			call = s.runComposite(c)
+		}
+		resume := func(_ tools.Info, next tools.Func) tools.Func { return next }
+		if isComposite {
+			resume = s.resumeMiddleware
 		}
 		fn := tools.Chain(info, call, append(append([]tools.Middleware{
 			opts.Telemetry.Middleware, // outermost: it sees every outcome (nil: a no-op)
@@ -383,6 +387,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			s.outcomeMiddleware,
 			s.limitMiddleware,
 			validateMiddleware(v),
+			resume,
 			s.budgetMiddleware(gated),
 			s.approvalMiddleware(info, gated, v),
 		}, own...), opts.Middleware...)...)

@@ -114,6 +114,30 @@ type Composite interface {
 	CallWith(ctx context.Context, args json.RawMessage, call Caller) (Result, error)
 }
 
+// Resumable is a Composite that can continue a call from one of its steps:
+// when a step suspends (it waits for the client's answer), the composite
+// returns a *StepSuspended saying where, and the caller may later resume
+// there, with the same arguments for that step, so that the steps before it
+// do not run again.
+type Resumable interface {
+	Composite
+	Resume(ctx context.Context, step int, args json.RawMessage, call Caller) (Result, error)
+}
+
+// StepSuspended is the error a Resumable returns when its step Step (from
+// 0), called with Args, suspended with Err (a Suspended).
+type StepSuspended struct {
+	Step int
+	Args json.RawMessage
+	Err  error
+}
+
+func (e *StepSuspended) Error() string { return "step waits for the client: " + e.Err.Error() }
+func (e *StepSuspended) Unwrap() error { return e.Err }
+
+// Suspended marks a StepSuspended as a suspension, not a failure.
+func (*StepSuspended) Suspended() {}
+
 // WithInfo returns t published with info instead of its own descriptor,
 // calls unchanged; a Composite stays one.
 func WithInfo(t Tool, info Info) Tool {

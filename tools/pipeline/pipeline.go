@@ -88,7 +88,7 @@ type step struct {
 	adapter Adapter
 }
 
-var _ tools.Composite = (*Pipeline)(nil)
+var _ tools.Resumable = (*Pipeline)(nil)
 
 // New builds the pipeline and checks, where it can, that each step's output
 // fits the next step's input.
@@ -154,6 +154,16 @@ func (p *Pipeline) CallWith(ctx context.Context, args json.RawMessage, call tool
 	return p.run(ctx, 0, args, call)
 }
 
+// Resume continues a call at step (from 0), whose arguments are args, as
+// the *tools.StepSuspended of an earlier CallWith said: the steps before it
+// do not run again (tools.Resumable).
+func (p *Pipeline) Resume(ctx context.Context, step int, args json.RawMessage, call tools.Caller) (tools.Result, error) {
+	if step < 0 || step >= len(p.steps) {
+		return tools.Result{}, &tools.Error{Kind: tools.KindInvalidArguments, Message: fmt.Sprintf("pipeline %q has no step %d to resume at", p.info.Name, step+1)}
+	}
+	return p.run(ctx, step, args, call)
+}
+
 // direct calls a step's tool itself.
 func (p *Pipeline) direct(ctx context.Context, name string, args json.RawMessage) (tools.Result, error) {
 	for _, s := range p.steps {
@@ -187,8 +197,8 @@ func (p *Pipeline) run(ctx context.Context, from int, args json.RawMessage, call
 		r, err := p.runStep(ctx, i, s, args, call)
 		if tools.IsSuspended(err) {
 			// The step waits for the client (a person's approval): the
-			// question goes back up unchanged.
-			return tools.Result{}, err
+			// question goes back up, saying where to resume.
+			return tools.Result{}, &tools.StepSuspended{Step: i, Args: args, Err: err}
 		}
 		out := tools.Settle(r, err)
 		if debug {
