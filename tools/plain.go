@@ -10,9 +10,11 @@ import (
 	"unicode/utf8"
 )
 
-// PlainSchema is the input schema of every plain tool: one required string,
-// "input".
-var PlainSchema = json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"The input to pass to the tool"}},"required":["input"]}`)
+// PlainSchema returns the input schema of every plain tool, one required
+// string, "input" (a new copy each time: no caller can change another's).
+func PlainSchema() json.RawMessage { return json.RawMessage(plainSchemaText) }
+
+const plainSchemaText = `{"type":"object","properties":{"input":{"type":"string","description":"The input to pass to the tool"}},"required":["input"]}`
 
 // PlainFunc is the body of a plain tool: it receives the "input" string.
 type PlainFunc func(ctx context.Context, input string) (Result, error)
@@ -63,7 +65,7 @@ func clipRaw(b []byte, n int) string {
 // plainSchema is PlainSchema, with a maxLength on "input" when max > 0.
 func plainSchema(max int) json.RawMessage {
 	if max <= 0 {
-		return PlainSchema
+		return PlainSchema()
 	}
 	return json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"input":{"type":"string","description":"The input to pass to the tool","maxLength":%d}},"required":["input"]}`, max))
 }

@@ -174,8 +174,12 @@ type Annotations struct {
 	OpenWorld   bool
 }
 
-// EmptySchema is the input schema of a tool that takes no arguments.
-var EmptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+// emptySchema is the input schema of a tool that takes no arguments.
+const emptySchema = `{"type":"object","properties":{}}`
+
+// EmptySchema returns the input schema of a tool that takes no arguments
+// (a new copy each time: no caller can change another's).
+func EmptySchema() json.RawMessage { return json.RawMessage(emptySchema) }
 
 // Func adapts a function to the Call half of a Tool.
 type Func func(ctx context.Context, args json.RawMessage) (Result, error)
@@ -184,7 +188,7 @@ type Func func(ctx context.Context, args json.RawMessage) (Result, error)
 // info.InputSchema is replaced by EmptySchema.
 func New(info Info, fn Func) Tool {
 	if len(info.InputSchema) == 0 {
-		info.InputSchema = EmptySchema
+		info.InputSchema = EmptySchema()
 	}
 	return &funcTool{info: info, fn: fn}
 }

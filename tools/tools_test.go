@@ -97,8 +97,8 @@ func TestNewRegistry(t *testing.T) {
 	if r.Tools()[0] == nil || r.Infos()[0].Name != "echo" {
 		t.Error("changing the slices returned by Tools or Infos changed the registry")
 	}
-	if got := string(r.Infos()[2].InputSchema); got != string(tools.EmptySchema) {
-		t.Errorf("tools.New with no schema: InputSchema = %s, want %s", got, tools.EmptySchema)
+	if got := string(r.Infos()[2].InputSchema); got != string(tools.EmptySchema()) {
+		t.Errorf("tools.New with no schema: InputSchema = %s, want %s", got, tools.EmptySchema())
 	}
 }
 
@@ -227,7 +227,7 @@ func TestErrorConstructors(t *testing.T) {
 
 func TestNewPlain(t *testing.T) {
 	tool := tools.NewPlain(tools.Info{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, echo)
-	if got := string(tool.Info().InputSchema); got != string(tools.PlainSchema) {
+	if got := string(tool.Info().InputSchema); got != string(tools.PlainSchema()) {
 		t.Errorf("InputSchema = %s, want PlainSchema whatever Info said", got)
 	}
 	tests := []struct {
@@ -403,11 +403,11 @@ func TestShowArgs(t *testing.T) {
 		{"plain shows its input", plain, `{"input":"2+2"}`, "2+2"},
 		{"plain with a secret input", plainSecret, `{"input":"s3cret"}`, tools.Hidden},
 		{"plain with a secret input it cannot read", plainSecret, `{"input":"s3cret"`, tools.Hidden},
-		{"plain with a secret input in another case", tools.Info{InputSchema: tools.PlainSchema, Plain: true, Secret: []string{"INPUT"}}, `{"input":"s3cret"}`, tools.Hidden},
+		{"plain with a secret input in another case", tools.Info{InputSchema: tools.PlainSchema(), Plain: true, Secret: []string{"INPUT"}}, `{"input":"s3cret"}`, tools.Hidden},
 		{"plain without input shows the object", plain, `{"x":1}`, `{"x":1}`},
 		{"object with a secret", typed, `{"city":"Oslo","token":"s3cret"}`, `{"city":"Oslo","token":"[hidden]"}`},
 		{"object with a case variant of a secret", typed, `{"TOKEN":"s3cret"}`, `{"TOKEN":"[hidden]"}`},
-		{"object without secrets", tools.Info{InputSchema: tools.EmptySchema}, `{"a":1}`, `{"a":1}`},
+		{"object without secrets", tools.Info{InputSchema: tools.EmptySchema()}, `{"a":1}`, `{"a":1}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -190,7 +190,7 @@ func TestCommandTypedSchema(t *testing.T) {
 	if got.Input != `{"text":"hi"}` || got.Arguments["text"] != "hi" {
 		t.Errorf("stdin = %+v, want input as JSON text plus the arguments object", got)
 	}
-	if string(c.Info().InputSchema) == string(tools.PlainSchema) {
+	if string(c.Info().InputSchema) == string(tools.PlainSchema()) {
 		t.Error("a typed subprocess tool publishes the plain schema")
 	}
 }

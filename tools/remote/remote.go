@@ -82,7 +82,7 @@ func (c *Common) check() error {
 func (c *Common) info() tools.Info {
 	in := c.InputSchema
 	if len(in) == 0 {
-		in = tools.PlainSchema
+		in = tools.PlainSchema()
 	}
 	return tools.Info{Name: c.Name, Description: c.Description, InputSchema: in, OutputSchema: c.OutputSchema, Annotations: c.Annotations, Plain: !c.typed()}
 }
