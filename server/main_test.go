@@ -29,11 +29,7 @@ func runChild() int {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) // as cmd/mcp-tools does
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log, err := server.NewLogger(server.LogConfig{Level: envOr("MCP_TOOLS_TEST_LOG_LEVEL", "debug"), Output: os.Stderr})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
+	log := testLogger(os.Stderr, envOr("MCP_TOOLS_TEST_LOG_LEVEL", "debug"), "text")
 	var o outbox
 	reg, err := tools.NewRegistry(append(testTools(), o.tool())...)
 	if err != nil {

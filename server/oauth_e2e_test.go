@@ -33,7 +33,7 @@ func TestOAuthEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs syncBuffer
-	log, _ := server.NewLogger(server.LogConfig{Level: "info", Output: &logs})
+	log := testLogger(&logs, "info", "text")
 	reg, _ := tools.NewRegistry(testTools()...)
 	srv, err := server.New(reg, server.Options{Logger: log, OAuth: &server.OAuth{
 		Verifier:      v,

@@ -74,10 +74,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
 			var logs syncBuffer
-			log, err := server.NewLogger(server.LogConfig{Level: "trace", Format: format, Output: &logs})
-			if err != nil {
-				t.Fatal(err)
-			}
+			log := testLogger(&logs, "trace", format)
 			url := serveRegistry(t, reg, server.TransportHTTP, server.Options{Logger: log})
 			c := httpClient(t, url, nil)
 			calls := []struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-tools/mcp-tools/approval"
 	"github.com/mcp-tools/mcp-tools/auth"
 	"github.com/mcp-tools/mcp-tools/cmd/mcp-tools/internal/config"
+	"github.com/mcp-tools/mcp-tools/cmd/mcp-tools/internal/logging"
 	"github.com/mcp-tools/mcp-tools/server"
 	"github.com/mcp-tools/mcp-tools/telemetry"
 	"github.com/mcp-tools/mcp-tools/tools"
@@ -139,7 +140,7 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 		// The text logger colours only a terminal: hide that it is one.
 		logOut = struct{ io.Writer }{stderr}
 	}
-	log, err := server.NewLogger(server.LogConfig{Level: c.logLevel, Format: c.logFormat, Output: logOut})
+	log, err := logging.New(logging.Config{Level: c.logLevel, Format: c.logFormat, Output: logOut})
 	if err != nil {
 		return nil, nil, usagef("%v", err)
 	}
