@@ -99,11 +99,10 @@ type CommandConfig struct {
 // replace variables of those names from Env; when the call is traced, the
 // run is a span of its own and that is the span the program sees.
 type Command struct {
-	cfg   CommandConfig
-	info  tools.Info
-	argv  []string // Command with ${NAME} references expanded
-	env   []string // the child's environment, built once
-	slots slots
+	cfg  CommandConfig
+	info tools.Info
+	argv []string // Command with ${NAME} references expanded
+	env  []string // the child's environment, built once
 }
 
 var _ tools.Tool = (*Command)(nil)
@@ -154,7 +153,7 @@ func NewCommand(cfg CommandConfig) (*Command, error) {
 		}
 		argv[i] = v
 	}
-	return &Command{cfg: cfg, info: cfg.info(), argv: argv, env: environ(cfg.Inherit, cfg.Env), slots: newSlots(cfg.MaxConcurrency)}, nil
+	return &Command{cfg: cfg, info: cfg.info(), argv: argv, env: environ(cfg.Inherit, cfg.Env)}, nil
 }
 
 // Info returns the descriptor.
@@ -182,11 +181,10 @@ func environ(inherit []string, own map[string]string) []string {
 // Call runs the program once.
 func (c *Command) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, err error) {
 	name := c.cfg.Name
-	ctx, input, arguments, done, err := c.cfg.begin(ctx, c.slots, args)
+	input, arguments, err := c.cfg.input(args)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	defer done()
 	var span trace.Span
 	if trace.SpanFromContext(ctx).IsRecording() {
 		ctx, span = startSpan(ctx, "subprocess "+name, trace.SpanKindInternal, keyToolName.String(name),
@@ -264,7 +262,7 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (_ tools.Resul
 
 	switch {
 	case killedFor == "ctx":
-		return tools.Result{}, ended(name, c.cfg.Timeout, ctx)
+		return tools.Result{}, ended(name, ctx)
 	case stdout.over || killedFor == "overflow" && !stderr.over:
 		return tools.Result{}, tools.Failed("tool %q: its output exceeds the %s limit (max_stdout); ask for less output", name, size(c.cfg.MaxStdout))
 	case stderr.over:

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -133,9 +132,18 @@ func command(t *testing.T, mode string, mod func(*remote.CommandConfig)) *remote
 	return c
 }
 
+// run calls tl as a server would as far as time goes: with a deadline of
+// its descriptor's timeout (the server owns limits; the tool honours its
+// context).
 func run(t *testing.T, tl tools.Tool, args string) tools.Outcome {
 	t.Helper()
-	return tools.Settle(tl.Call(context.Background(), json.RawMessage(args)))
+	ctx := context.Background()
+	if d := tl.Info().Limits.Timeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	return tools.Settle(tl.Call(ctx, json.RawMessage(args)))
 }
 
 func TestCommandProtocol(t *testing.T) {
@@ -265,7 +273,7 @@ func grandchild(t *testing.T, pidfile string) int {
 func TestCommandTimeoutKillsTheGroup(t *testing.T) {
 	c, pidfile := sleepy(t, 300*time.Millisecond)
 	r := run(t, c, `{"input":""}`)
-	if r.Err == nil || r.Err.Kind != tools.KindTimeout || r.Err.Message != `tool "sleepy" timed out after 300ms` {
+	if r.Err == nil || r.Err.Kind != tools.KindTimeout || r.Err.Message != `tool "sleepy" ran out of time` {
 		t.Fatalf("result = %+v", r.Err)
 	}
 	waitGone(t, grandchild(t, pidfile))
@@ -306,33 +314,20 @@ func TestCommandProgress(t *testing.T) {
 	}
 }
 
-func TestCommandMaxConcurrency(t *testing.T) {
-	dir := t.TempDir()
+// TestLimitsInTheDescriptor: a remote tool's timeout and concurrency are
+// published as its descriptor's limits, for the server to apply (the
+// server's tests show it does); the tool does not apply them twice.
+func TestLimitsInTheDescriptor(t *testing.T) {
 	c := command(t, "slow", func(cfg *remote.CommandConfig) {
 		cfg.MaxConcurrency = 2
-		cfg.Env["COUNT_DIR"] = dir
+		cfg.Timeout = 7 * time.Second
 	})
-	var peak atomic.Int64
-	var wg sync.WaitGroup
-	for range 6 {
-		wg.Go(func() {
-			r := run(t, c, `{"input":""}`)
-			if r.Err != nil {
-				t.Errorf("call: %v", r.Err)
-				return
-			}
-			n, _ := strconv.Atoi(r.Text)
-			for {
-				p := peak.Load()
-				if int64(n) <= p || peak.CompareAndSwap(p, int64(n)) {
-					break
-				}
-			}
-		})
+	if got, want := c.Info().Limits, (tools.Limits{Timeout: 7 * time.Second, MaxConcurrency: 2}); got != want {
+		t.Errorf("Limits = %+v, want %+v", got, want)
 	}
-	wg.Wait()
-	if p := peak.Load(); p > 2 || p < 1 {
-		t.Errorf("peak concurrent children = %d, want 1..2", p)
+	h := httpTool(t, remote.HTTPConfig{URL: "http://127.0.0.1:1", Common: remote.Common{Name: "h", Description: "d", MaxConcurrency: 3}})
+	if got := h.Info().Limits.MaxConcurrency; got != 3 {
+		t.Errorf("HTTP MaxConcurrency = %d, want 3", got)
 	}
 }
 

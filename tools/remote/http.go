@@ -73,7 +73,6 @@ type HTTP struct {
 	base    *url.URL
 	headers http.Header
 	client  *http.Client
-	slots   slots
 }
 
 var _ tools.Tool = (*HTTP)(nil)
@@ -119,7 +118,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		}
 		h.Set(k, v)
 	}
-	t := &HTTP{cfg: cfg, info: cfg.info(), base: u, headers: h, slots: newSlots(cfg.MaxConcurrency)}
+	t := &HTTP{cfg: cfg, info: cfg.info(), base: u, headers: h}
 	maxRedirects := cfg.MaxRedirects
 	t.client = &http.Client{
 		Transport: http.DefaultTransport.(*http.Transport).Clone(),
@@ -154,11 +153,10 @@ func (t *HTTP) Info() tools.Info { return t.info }
 // Call makes one request.
 func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, err error) {
 	name := t.cfg.Name
-	ctx, input, arguments, done, err := t.cfg.begin(ctx, t.slots, args)
+	input, arguments, err := t.cfg.input(args)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	defer done()
 	var span trace.Span
 	if trace.SpanFromContext(ctx).IsRecording() {
 		ctx, span = startSpan(ctx, t.cfg.Method, trace.SpanKindClient, keyToolName.String(name), keyMethod.String(t.cfg.Method),
@@ -216,7 +214,7 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, 
 	resp, err := t.client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return tools.Result{}, ended(name, t.cfg.Timeout, ctx)
+			return tools.Result{}, ended(name, ctx)
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -234,7 +232,7 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, 
 	data, err := io.ReadAll(io.LimitReader(resp.Body, t.cfg.MaxResponseBytes+1))
 	if err != nil {
 		if ctx.Err() != nil {
-			return tools.Result{}, ended(name, t.cfg.Timeout, ctx)
+			return tools.Result{}, ended(name, ctx)
 		}
 		return tools.Result{}, tools.Failed("tool %q: reading the response: %v", name, err)
 	}

@@ -140,7 +140,7 @@ func TestHTTPFailures(t *testing.T) {
 			case <-time.After(5 * time.Second):
 			case <-r.Context().Done():
 			}
-		}, 200 * time.Millisecond, `tool "svc" timed out after 200ms`, tools.KindTimeout, 0},
+		}, 200 * time.Millisecond, `tool "svc" ran out of time`, tools.KindTimeout, 0},
 		{"huge body", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, big) }, 0, "exceeds the 5 MiB limit", tools.KindExecutionFailed, 0},
 		{"redirect to another scheme", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "ftp://example.invalid/x", http.StatusFound)

@@ -13,8 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -267,61 +265,6 @@ func TestHTTPCancellation(t *testing.T) {
 	}
 }
 
-func TestHTTPMaxConcurrency(t *testing.T) {
-	const limit = 2
-	var running, peak atomic.Int64
-	srv, _ := recordingServer(t, func(w http.ResponseWriter, r *http.Request) {
-		n := running.Add(1)
-		defer running.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-		io.WriteString(w, "ok")
-	})
-	h := httpTool(t, remote.HTTPConfig{URL: srv.URL, Common: remote.Common{Name: "c", Description: "d", MaxConcurrency: limit}})
-	var wg sync.WaitGroup
-	for range limit + 2 {
-		wg.Go(func() {
-			if r := run(t, h, `{"input":"x"}`); r.Err != nil {
-				t.Errorf("call: %v", r.Err)
-			}
-		})
-	}
-	wg.Wait()
-	if p := peak.Load(); p < 1 || p > limit {
-		t.Errorf("got %d requests at once, want 1..%d", p, limit)
-	}
-
-	// A call waiting for its turn gives up when its context ends, and never
-	// reaches the server.
-	block := make(chan struct{})
-	var requests atomic.Int64
-	arrived := make(chan struct{}, 1)
-	srv2, _ := recordingServer(t, func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		arrived <- struct{}{}
-		<-block
-	})
-	one := httpTool(t, remote.HTTPConfig{URL: srv2.URL, Common: remote.Common{Name: "one", Description: "d", MaxConcurrency: 1}})
-	first := make(chan struct{})
-	go func() { defer close(first); run(t, one, `{"input":"first"}`) }()
-	<-arrived // the first call holds the only place
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	r := tools.Settle(one.Call(ctx, json.RawMessage(`{"input":"second"}`)))
-	if r.Err == nil || r.Err.Kind != tools.KindCancelled {
-		t.Errorf("got %+v, want the waiting call cancelled", r.Err)
-	}
-	close(block)
-	<-first
-	if n := requests.Load(); n != 1 {
-		t.Errorf("got %d requests, want 1: the waiting call must not be sent", n)
-	}
-}
 
 func TestHTTPDeleteAndLogging(t *testing.T) {
 	srv, s := recordingServer(t, ok)

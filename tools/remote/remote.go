@@ -26,9 +26,6 @@ import (
 	"github.com/mcp-tools/mcp-tools/tools"
 )
 
-// DefaultTimeout bounds a call when a config's Timeout is zero.
-const DefaultTimeout = 30 * time.Second
-
 // Common holds what every remote tool declares. CommandConfig and
 // HTTPConfig embed it inline, so in a config file its fields sit next to
 // theirs. Its schema fields hold JSON: a YAML loader maps them with the
@@ -51,7 +48,12 @@ type Common struct {
 	// MaxConcurrency bounds the calls of this tool running at once; more
 	// wait their turn. Zero: no bound.
 	MaxConcurrency int `yaml:"max_concurrency" json:"max_concurrency,omitempty"`
-	// Timeout bounds one call. Zero: DefaultTimeout.
+	// Timeout bounds one call. Zero: the server's default.
+	//
+	// Both are published in the tool's descriptor (tools.Info.Limits) and
+	// applied by the server that serves the tool, the one layer that owns
+	// limits; the tool itself honours its context: when it ends, the
+	// process group is killed or the request aborted.
 	Timeout time.Duration `yaml:"timeout" json:"timeout,omitempty"`
 	// Logger gets DEBUG lines about each call. Nil: discarded.
 	Logger *slog.Logger `yaml:"-" json:"-"`
@@ -70,9 +72,6 @@ func (c *Common) check() error {
 	if c.Timeout < 0 {
 		return fmt.Errorf("tool %q: timeout must not be negative", c.Name)
 	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -84,7 +83,8 @@ func (c *Common) info() tools.Info {
 	if len(in) == 0 {
 		in = tools.PlainSchema()
 	}
-	return tools.Info{Name: c.Name, Description: c.Description, InputSchema: in, OutputSchema: c.OutputSchema, Annotations: c.Annotations, Plain: !c.typed()}
+	return tools.Info{Name: c.Name, Description: c.Description, InputSchema: in, OutputSchema: c.OutputSchema, Annotations: c.Annotations, Plain: !c.typed(),
+		Limits: tools.Limits{Timeout: c.Timeout, MaxConcurrency: c.MaxConcurrency}}
 }
 
 // typed reports whether the tool declares its own input schema.
@@ -105,56 +105,11 @@ func (c *Common) input(args json.RawMessage) (string, json.RawMessage, error) {
 	return *in.Input, nil, nil
 }
 
-// begin starts one call: it reads the input, waits for a place (with
-// MaxConcurrency), and bounds ctx by the timeout. done ends the call.
-func (c *Common) begin(ctx context.Context, s slots, args json.RawMessage) (_ context.Context, input string, arguments json.RawMessage, done func(), err error) {
-	input, arguments, err = c.input(args)
-	if err != nil {
-		return nil, "", nil, nil, err
-	}
-	release, err := s.acquire(ctx, c.Name)
-	if err != nil {
-		return nil, "", nil, nil, err
-	}
-	ctx, cancel := withTimeout(ctx, c.Timeout)
-	return ctx, input, arguments, func() { cancel(); release() }, nil
-}
-
-// slots bounds concurrency; nil means no bound.
-type slots chan struct{}
-
-func newSlots(n int) slots {
-	if n <= 0 {
-		return nil
-	}
-	return make(slots, n)
-}
-
-// acquire waits for a place, or for ctx to end.
-func (s slots) acquire(ctx context.Context, name string) (release func(), err error) {
-	if s == nil {
-		return func() {}, nil
-	}
-	select {
-	case s <- struct{}{}:
-		return func() { <-s }, nil
-	case <-ctx.Done():
-		return nil, cancelled(name, ctx)
-	}
-}
-
-// errTimeout is the cause of a context that ran out of the tool's time.
-var errTimeout = errors.New("remote tool timed out")
-
-// withTimeout bounds ctx by the tool's timeout, marking the cause.
-func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, d, errTimeout)
-}
-
-// ended explains why ctx ended: our timeout, or the caller's cancellation.
-func ended(name string, d time.Duration, ctx context.Context) error {
-	if errors.Is(context.Cause(ctx), errTimeout) {
-		return &tools.Error{Kind: tools.KindTimeout, Message: fmt.Sprintf("tool %q timed out after %s", name, d), Err: ctx.Err()}
+// ended explains why ctx ended: its deadline passed (a server's timeout,
+// which names its limit itself), or the caller cancelled it.
+func ended(name string, ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &tools.Error{Kind: tools.KindTimeout, Message: fmt.Sprintf("tool %q ran out of time", name), Err: ctx.Err()}
 	}
 	return cancelled(name, ctx)
 }
