@@ -141,3 +141,19 @@ func TestLoadMissingFile(t *testing.T) {
 		t.Errorf("Load(missing) = %v", err)
 	}
 }
+
+// TestOneTimeout: a tool's timeout is one setting; giving it twice,
+// differently, is refused.
+func TestOneTimeout(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.yaml")
+	os.WriteFile(p, []byte("tools:\n  - name: x\n    description: d\n    timeout: 5s\n    process: {command: [\"true\"], timeout: 10s}\n"), 0o644)
+	_, err := Load(p)
+	if err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("Load = %v, want the timeout refused as given twice", err)
+	}
+	os.WriteFile(p, []byte("tools:\n  - name: x\n    description: d\n    timeout: 5s\n    process: {command: [\"true\"], timeout: 5s}\n"), 0o644)
+	if _, err := Load(p); err != nil {
+		t.Errorf("the same timeout twice: %v", err)
+	}
+}

@@ -243,6 +243,15 @@ func (c *checker) checkSet(path, s string) {
 	}
 }
 
+// oneTimeout refuses a tool that gives its timeout twice, differently: the
+// tool's timeout and its process or http timeout are one setting (the
+// tool's Limits), and the file must not say two things about it.
+func (c *checker) oneTimeout(path, kind string, tool, inner Duration) {
+	if tool != "" && inner != "" && tool.D() != inner.D() {
+		c.add(path+"."+kind+".timeout", "the timeout is given twice (%s here, %s at %s.timeout): keep one", inner, tool, path)
+	}
+}
+
 func (c *checker) check() {
 	f := c.f
 	s := f.Server
@@ -314,6 +323,7 @@ func (c *checker) check() {
 		if t.Process != nil {
 			kinds++
 			c.duration(path+".process.timeout", t.Process.Timeout)
+			c.oneTimeout(path, "process", t.Timeout, t.Process.Timeout)
 			// The ${VAR} references stay in the command: remote expands
 			// them when it starts the process, so logs show the argv as
 			// written, never a secret it expands to.
@@ -341,6 +351,7 @@ func (c *checker) check() {
 		if t.HTTP != nil {
 			kinds++
 			c.duration(path+".http.timeout", t.HTTP.Timeout)
+			c.oneTimeout(path, "http", t.Timeout, t.HTTP.Timeout)
 			for k, v := range t.HTTP.Headers {
 				c.expand(path+".http.headers."+k, &v)
 				t.HTTP.Headers[k] = v
