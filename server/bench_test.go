@@ -58,5 +58,5 @@ func BenchmarkCallMCPTools(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchHandle(b, srv.MCP())
+	benchHandle(b, server.MCPOf(srv))
 }

@@ -75,7 +75,7 @@ func serveControlled(t *testing.T, transportName string, opts server.Options) *s
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &served{url: "http://" + ln.Addr().String(), srv: srv, stop: cancel, done: make(chan error, 1)}
-	go func() { s.done <- srv.ServeHTTP(ctx, ln, transportName) }()
+	go func() { s.done <- serveUntil(ctx, srv, ln, transportName) }()
 	t.Cleanup(func() {
 		cancel()
 		if returned, _ := s.wait(15 * time.Second); !returned {

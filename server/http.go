@@ -25,7 +25,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
-// Transport names accepted by ServeHTTP and Handler.
+// Transport names, as logs and cmd/mcp-tools's --transport spell them.
 const (
 	TransportStdio = "stdio"
 	TransportSSE   = "sse"
@@ -51,22 +51,31 @@ type httpTransport struct {
 	close func(ctx context.Context)
 }
 
-// Handler returns the http.Handler of transport (TransportHTTP or
-// TransportSSE), guarded as the package documents: Origin allow-list (with
-// CORS for the allowed origins), optional bearer token, message size cap,
-// strict JSON-RPC frames, a bound on open sessions, and mcp-go's own Host
-// check against DNS rebinding. Streamable HTTP is served at /mcp; SSE at
-// /sse, with messages posted to /message. What the handler starts is ended
-// by Shutdown.
-func (s *Server) Handler(transport string) (http.Handler, error) {
-	t, err := s.httpTransport(transport)
-	if err != nil {
-		return nil, err
-	}
-	return t.handler, nil
+// StreamableHTTPHandler returns the streamable HTTP transport, at /mcp,
+// with /healthz, /readyz and (with Options.Telemetry) /metrics beside it.
+// It is guarded as the package documents: Origin allow-list (with CORS for
+// the allowed origins), optional bearer token or OAuth, message size cap
+// and per-request read deadline, strict JSON-RPC frames, a bound on open
+// sessions, and mcp-go's own Host check against DNS rebinding. Serve it
+// with Serve, or mount it on a mux of your own; either way Shutdown ends
+// what it starts (its sessions and their idle sweeper). Each call returns a
+// new handler with its own sessions; call it once per listener.
+func (s *Server) StreamableHTTPHandler() http.Handler {
+	return s.httpTransport(TransportHTTP).handler
 }
 
-func (s *Server) httpTransport(transport string) (*httpTransport, error) {
+// SSEHandler returns the legacy HTTP+SSE transport: the event stream at
+// /sse, messages posted to /message, with /healthz, /readyz and (with
+// Options.Telemetry) /metrics beside them. It is guarded as
+// StreamableHTTPHandler is, and Shutdown ends its streams. Each call
+// returns a new handler with its own sessions.
+func (s *Server) SSEHandler() http.Handler {
+	return s.httpTransport(TransportSSE).handler
+}
+
+// httpTransport builds transport (TransportHTTP or TransportSSE) and
+// registers its end with Shutdown.
+func (s *Server) httpTransport(transport string) *httpTransport {
 	auth := len(s.opts.BearerTokens) > 0 || s.opts.OAuth != nil
 	table := &sessionTable{max: s.opts.MaxSessions}
 	s.closersMu.Lock()
@@ -145,7 +154,7 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 		mux.Handle(PathMessage, g.wrap(h.MessageHandler()))
 		t = &httpTransport{handler: mux, guard: g, close: func(context.Context) { h.CloseSessions() }}
 	default:
-		return nil, fmt.Errorf("server: unknown HTTP transport %q: use %q or %q", transport, TransportHTTP, TransportSSE)
+		panic("server: unknown HTTP transport " + transport)
 	}
 	s.onShutdown(func(ctx context.Context) {
 		// Responses of the calls cancelled at the end of the grace period
@@ -153,7 +162,7 @@ func (s *Server) httpTransport(transport string) (*httpTransport, error) {
 		g.settle(ctx, settleWait)
 		t.close(ctx)
 	})
-	return t, nil
+	return t
 }
 
 // settleWait bounds how long a shutdown waits for the last responses to
@@ -170,37 +179,43 @@ func corsOrigins(allowed []string) []string {
 	return allowed
 }
 
-// ServeHTTP serves transport (TransportHTTP or TransportSSE) on ln until ctx
-// is done, then shuts down: new calls are refused, in-flight calls may
-// finish within the grace period, the rest are cancelled and still get
-// their response, and the listener closes. It returns nil after a clean
-// shutdown.
-func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, transport string) error {
-	t, err := s.httpTransport(transport)
-	if err != nil {
-		return err
+// ReadHeaderTimeout bounds the reading of an HTTP request's headers on the
+// connections Serve accepts. (The body's deadline is set per request, from
+// Options.HTTPReadTimeout, by the handlers themselves, so that SSE streams
+// and long calls are never cut by a read timeout.)
+const ReadHeaderTimeout = 10 * time.Second
+
+// Serve accepts HTTP connections on ln and serves h on them (usually
+// StreamableHTTPHandler, SSEHandler or OpsHandler), until Shutdown: new
+// calls are then refused, in-flight calls may finish within the grace
+// period, the rest are cancelled and still get their response, and only
+// then is ln closed. Serve returns nil after that clean shutdown, or the
+// error that ended accepting (ln is closed then too). A Serve that starts
+// once a shutdown has begun serves nothing: it closes ln and returns
+// http.ErrServerClosed.
+//
+// Connections idle longer than Options.HTTPIdleTimeout are closed, and a
+// request's headers must arrive within ReadHeaderTimeout. Serve does not
+// watch a context: a program links its signals to Shutdown, which ends
+// every Serve and ServeStdio of the server.
+func (s *Server) Serve(ln net.Listener, h http.Handler) error {
+	if !s.ready() {
+		ln.Close()
+		return http.ErrServerClosed
 	}
 	srv := &http.Server{
-		Handler:           t.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		// The body's deadline is set per request (guard), so that long
-		// SSE streams and long calls are never cut by a read timeout.
-		IdleTimeout: s.opts.HTTPIdleTimeout,
-		ErrorLog:    log.New(io.Discard, "", 0),
+		Handler:           h,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		IdleTimeout:       s.opts.HTTPIdleTimeout,
+		ErrorLog:          log.New(io.Discard, "", 0),
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	s.log.Info("serving", "transport", transport, "url", endpointURL(ln.Addr(), transport))
-	reason := "Shutdown called"
 	select {
 	case err := <-errc:
 		return err
-	case <-ctx.Done():
-		reason = context.Cause(ctx).Error()
 	case <-s.shutdownDone:
 	}
-	s.log.Info("shutting down", "reason", reason)
-	_ = s.Shutdown(context.Background())
 	shutCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil {
@@ -219,15 +234,6 @@ type sseKey struct{}
 func overSSE(ctx context.Context) bool {
 	v, _ := ctx.Value(sseKey{}).(bool)
 	return v
-}
-
-// endpointURL is the URL a client connects to on addr.
-func endpointURL(addr net.Addr, transport string) string {
-	path := PathMCP
-	if transport == TransportSSE {
-		path = PathSSE
-	}
-	return "http://" + addr.String() + path
 }
 
 // demoted passes on a library's records below WARN at DEBUG.

@@ -48,7 +48,7 @@ func serveRegistry(t *testing.T, reg *tools.Registry, transportName string, opts
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- srv.ServeHTTP(ctx, ln, transportName) }()
+	go func() { done <- serveUntil(ctx, srv, ln, transportName) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -283,7 +283,7 @@ func TestHTTPGracefulShutdown(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- srv.ServeHTTP(ctx, ln, server.TransportHTTP) }()
+	go func() { done <- serveUntil(ctx, srv, ln, server.TransportHTTP) }()
 	c := httpClient(t, "http://"+ln.Addr().String(), nil)
 	result := make(chan *mcp.CallToolResult, 1)
 	go func() {

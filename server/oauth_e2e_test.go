@@ -45,7 +45,7 @@ func TestOAuthEndToEnd(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- srv.ServeHTTP(ctx, ln, server.TransportHTTP) }()
+	go func() { done <- serveUntil(ctx, srv, ln, server.TransportHTTP) }()
 	t.Cleanup(func() { cancel(); <-done })
 
 	// No token: 401 with a challenge that names the metadata, which names

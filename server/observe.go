@@ -2,13 +2,9 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log"
-	"net"
 	"net/http"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -108,32 +104,4 @@ func (s *Server) ready() bool {
 	s.calls.mu.Lock()
 	defer s.calls.mu.Unlock()
 	return !s.calls.draining
-}
-
-// ServeOps serves OpsHandler(metrics) on ln until ctx is done: the
-// --metrics-addr listener of a stdio server. It returns nil once ctx is
-// done and the listener is closed.
-func (s *Server) ServeOps(ctx context.Context, ln net.Listener, metrics http.Handler) error {
-	srv := &http.Server{
-		Handler:           s.OpsHandler(metrics),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       s.opts.HTTPIdleTimeout,
-		ErrorLog:          log.New(io.Discard, "", 0),
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		_ = srv.Close()
-	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -142,9 +143,9 @@ func TestOpsHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- s.ServeOps(ctx, ln, tel.Handler()) }()
+	ops := s.OpsHandler(tel.Handler())
+	go func() { served <- s.Serve(ln, ops) }()
 	base := "http://" + ln.Addr().String()
 
 	get := func(path, origin string) (int, string) {
@@ -193,19 +194,26 @@ func TestOpsHandler(t *testing.T) {
 	if err := s.Shutdown(sctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := get(PathReadyz, ""); got != http.StatusServiceUnavailable {
-		t.Errorf("readyz after shutdown: got %d, want 503", got)
-	}
-	if got, _ := get(PathHealthz, ""); got != http.StatusOK {
-		t.Errorf("healthz after shutdown: got %d, want 200", got)
-	}
-	cancel()
 	select {
 	case err := <-served:
 		if err != nil {
-			t.Errorf("ServeOps: got %v, want nil", err)
+			t.Errorf("Serve: got %v, want nil", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("ServeOps did not return after its context ended")
+		t.Fatal("Serve did not return after Shutdown")
+	}
+	// A handler mounted elsewhere still answers: ready no more, alive.
+	for _, tt := range []struct {
+		path string
+		want int
+	}{{PathReadyz, http.StatusServiceUnavailable}, {PathHealthz, http.StatusOK}} {
+		rec := httptest.NewRecorder()
+		ops.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tt.path, nil))
+		if rec.Code != tt.want {
+			t.Errorf("%s after shutdown: got %d, want %d", tt.path, rec.Code, tt.want)
+		}
+	}
+	if _, err := http.Get(base + PathHealthz); err == nil {
+		t.Error("the listener still accepts after Serve returned")
 	}
 }

@@ -421,26 +421,26 @@ func (s *Server) callStep(ctx context.Context, name string, args json.RawMessage
 	return fn(ctx, args)
 }
 
-// MCP returns the underlying mcp-go server, for embedding and tests.
-func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
+// Tools returns the tool descriptors exactly as tools/list publishes them
+// (to a client whose token may call every tool), in the registry's order.
+// The slice and its schemas are the caller's.
+func (s *Server) Tools() []Descriptor {
+	out := make([]Descriptor, len(s.descs))
+	for i, t := range s.descs {
+		d := descriptorOf(t)
+		d.InputSchema = append(json.RawMessage(nil), d.InputSchema...)
+		if d.OutputSchema != nil {
+			d.OutputSchema = append(json.RawMessage(nil), d.OutputSchema...)
+		}
+		out[i] = d
+	}
+	return out
+}
 
-// Tools returns the tool descriptors exactly as tools/list publishes them.
-func (s *Server) Tools() []mcp.Tool { return append([]mcp.Tool(nil), s.descs...) }
-
+// descriptor is the MCP tool that publishes info.
 func descriptor(info tools.Info) mcp.Tool {
-	t := mcp.NewToolWithRawSchema(info.Name, info.Description, info.InputSchema)
-	if len(info.OutputSchema) > 0 {
-		t.RawOutputSchema = info.OutputSchema
-	}
-	a := info.Annotations
-	t.Annotations = mcp.ToolAnnotation{
-		Title:           a.Title,
-		ReadOnlyHint:    mcp.ToBoolPtr(a.ReadOnly),
-		DestructiveHint: mcp.ToBoolPtr(a.Destructive),
-		IdempotentHint:  mcp.ToBoolPtr(a.Idempotent),
-		OpenWorldHint:   mcp.ToBoolPtr(a.OpenWorld),
-	}
-	return t
+	return Descriptor{Name: info.Name, Description: info.Description, InputSchema: info.InputSchema,
+		OutputSchema: info.OutputSchema, Annotations: info.Annotations}.mcpTool()
 }
 
 // handler adapts a composed call to an mcp-go tool handler. It never

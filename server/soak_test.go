@@ -171,7 +171,7 @@ func soakServe(t *testing.T, transportName string) (string, func()) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- srv.ServeHTTP(ctx, ln, transportName) }()
+	go func() { done <- serveUntil(ctx, srv, ln, transportName) }()
 	stop := func() {
 		cancel()
 		select {

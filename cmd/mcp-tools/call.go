@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,8 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/term"
 
 	"github.com/mcp-tools/mcp-tools/server"
@@ -77,25 +76,30 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	if err := served(srv, name, c.skipped); err != nil {
 		return false, err
 	}
-	var opts []client.ClientOption
+	var opt server.CallOptions
+	opt.ClientName = "mcp-tools call"
 	// A person can answer only on a terminal that is not busy carrying the
 	// arguments.
 	switch f, ok := stdin.(*os.File); {
 	case ok && !fromStdin && term.IsTerminal(int(f.Fd())):
-		opts = append(opts, client.WithElicitationHandler(&terminalApproval{in: bufio.NewReader(stdin), out: stderr}))
+		in := bufio.NewReader(stdin)
+		opt.Ask = func(_ context.Context, q server.Question) (server.Answer, error) {
+			return server.Answer{Accept: confirm(in, stderr, q.Message)}, nil
+		}
 	case c.approvalFallback == "deny":
 		// Say why no one was asked in terms of this command, rather than
 		// blame a client's missing elicitation. Another fallback needs
 		// the client not to elicit, so that it applies.
-		opts = append(opts, client.WithElicitationHandler(noTerminal{tool: name}))
+		opt.Ask = func(context.Context, server.Question) (server.Answer, error) {
+			return server.Answer{}, &notAskedError{tool: name}
+		}
 	}
-	var progress func(mcp.JSONRPCNotification)
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p := &progressLine{out: stderr}
-		progress = p.notify
+		opt.Progress = p.notify
 		defer p.done()
 	}
-	res, err := callInProcess(ctx, srv, name, rawArgs, opts, progress)
+	res, err := srv.Call(ctx, name, rawArgs, opt)
 	if na := (*notAskedError)(nil); errors.As(err, &na) {
 		fmt.Fprintf(stderr, "mcp-tools call: %v\n", na)
 		return true, nil
@@ -104,18 +108,14 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return false, err
 	}
 	if asJSON {
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
+		var b bytes.Buffer
+		if err := json.Indent(&b, res.JSON, "", "  "); err != nil {
 			return false, err
 		}
-		fmt.Fprintf(stdout, "%s\n", b)
+		fmt.Fprintf(stdout, "%s\n", b.Bytes())
 		return res.IsError, nil
 	}
-	for _, content := range res.Content {
-		if t, ok := mcp.AsTextContent(content); ok {
-			fmt.Fprintln(stdout, t.Text)
-		}
-	}
+	fmt.Fprintln(stdout, res.Text)
 	return res.IsError, nil
 }
 
@@ -179,64 +179,6 @@ func served(srv *server.Server, name string, skipped map[string]string) error {
 	return badConfig(fmt.Errorf("no tool %q: the tools served are %s", name, strings.Join(names, ", ")))
 }
 
-// callInProcess runs one tools/call through mcp-go's in-process client, so
-// the call takes exactly the path a client's call takes. progress, when not
-// nil, receives the call's progress notifications.
-func callInProcess(ctx context.Context, srv *server.Server, name string, args json.RawMessage, opts []client.ClientOption, progress func(mcp.JSONRPCNotification)) (*mcp.CallToolResult, error) {
-	c, err := client.NewInProcessClientWithOptions(srv.MCP(), opts...)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	if progress != nil {
-		c.OnNotification(progress)
-	}
-	if err := c.Start(ctx); err != nil {
-		return nil, err
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "mcp-tools call", Version: moduleVersion()}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		return nil, err
-	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = name
-	req.Params.Arguments = args
-	if progress != nil {
-		req.Params.Meta = &mcp.Meta{ProgressToken: "call"}
-	}
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: %w", name, err)
-	}
-	return res, nil
-}
-
-// terminalApproval answers the approval question on a terminal: it shows
-// the summary the client's form would show and reads y or N.
-type terminalApproval struct {
-	in  *bufio.Reader
-	out io.Writer
-}
-
-// Elicit asks the question and accepts only on "y" or "yes".
-func (t *terminalApproval) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	action := mcp.ElicitationResponseActionDecline
-	if confirm(t.in, t.out, req.Params.Message) {
-		action = mcp.ElicitationResponseActionAccept
-	}
-	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: action, Content: map[string]any{}}}, nil
-}
-
-// noTerminal refuses every approval question: stdin is not a terminal.
-type noTerminal struct{ tool string }
-
-// Elicit returns a *notAskedError.
-func (n noTerminal) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	return nil, &notAskedError{tool: n.tool}
-}
-
 // notAskedError is a gated call refused because no one could be asked.
 type notAskedError struct{ tool string }
 
@@ -270,14 +212,10 @@ type progressLine struct {
 	shown bool
 }
 
-func (p *progressLine) notify(n mcp.JSONRPCNotification) {
-	if n.Method != string(mcp.MethodNotificationProgress) {
-		return
-	}
-	f := n.Params.AdditionalFields
+func (p *progressLine) notify(progress, total float64, message string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.out, "\r\033[K%s", progressText(f["progress"], f["total"], f["message"]))
+	fmt.Fprintf(p.out, "\r\033[K%s", progressText(progress, total, message))
 	p.shown = true
 }
 
@@ -290,13 +228,13 @@ func (p *progressLine) done() {
 }
 
 // progressText formats one progress notification: "message (3/10)".
-func progressText(progress, total, message any) string {
+func progressText(progress, total float64, message string) string {
 	var b strings.Builder
-	if m, ok := message.(string); ok && m != "" {
-		b.WriteString(clip(m, 100) + " ")
+	if message != "" {
+		b.WriteString(clip(message, 100) + " ")
 	}
-	if t, ok := total.(float64); ok && t > 0 {
-		fmt.Fprintf(&b, "(%v/%v)", progress, t)
+	if total > 0 {
+		fmt.Fprintf(&b, "(%v/%v)", progress, total)
 	} else {
 		fmt.Fprintf(&b, "(%v)", progress)
 	}

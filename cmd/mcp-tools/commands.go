@@ -63,13 +63,15 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			_ = c.tel.Shutdown(sctx) // flushes the last spans, when exporting
 		}()
 	}
+	// Every Serve returns once the server is shut down: on SIGINT or
+	// SIGTERM (ctx), or, for stdio, when the client goes away.
 	if c.metricsAddr != "" {
 		ln, err := net.Listen("tcp", c.metricsAddr)
 		if err != nil {
 			return fmt.Errorf("--metrics-addr: %w", err)
 		}
 		log.Info("serving metrics", "url", "http://"+ln.Addr().String()+server.PathMetrics)
-		go func() { _ = srv.ServeOps(ctx, ln, c.tel.Handler()) }()
+		go func() { _ = srv.Serve(ln, srv.OpsHandler(c.tel.Handler())) }()
 	}
 	switch c.transport {
 	case server.TransportStdio:
@@ -84,7 +86,17 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			log.Warn("listening on a non-loopback address with no bearer token: anyone who can reach it can call the tools; set "+tokenEnv,
 				"addr", ln.Addr().String())
 		}
-		return srv.ServeHTTP(ctx, ln, c.transport)
+		h, path := srv.StreamableHTTPHandler(), server.PathMCP
+		if c.transport == server.TransportSSE {
+			h, path = srv.SSEHandler(), server.PathSSE
+		}
+		stop := context.AfterFunc(ctx, func() {
+			log.Info("shutting down", "reason", context.Cause(ctx))
+			_ = srv.Shutdown(context.Background())
+		})
+		defer stop()
+		log.Info("serving", "transport", c.transport, "url", "http://"+ln.Addr().String()+path)
+		return srv.Serve(ln, h)
 	}
 	return usagef("unknown transport %q: use stdio, sse or http", c.transport)
 }
