@@ -28,9 +28,10 @@ const (
 )
 
 // ServeStdio serves the tools on in and out, one JSON-RPC message per line,
-// until in ends, out breaks, or ctx is done. When ctx is done it shuts down:
-// new calls are refused, in-flight calls may finish within the grace
-// period, then the rest are cancelled. A write to out that fails (the
+// until in ends, out breaks, ctx is done, or a Shutdown is over. When ctx
+// is done it shuts down: new calls are refused, in-flight calls may finish
+// within the grace period, then the rest are cancelled; a Shutdown called
+// elsewhere does the same, and ServeStdio returns nil when it is over. A write to out that fails (the
 // client closed its end) ends the session the same way, at once, and
 // ServeStdio returns nil.
 //
