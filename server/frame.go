@@ -21,6 +21,15 @@ type frame struct {
 	id       jsontext.Value
 	response bool // a result or error from the client: no method
 	tool     string
+	// args and meta are params.arguments and params._meta as they came,
+	// copied (nil when absent); other counts the other members of params
+	// and modern says whether _meta names a protocol version (2026-07-28
+	// and later), which is what lets the server answer a tools/call itself.
+	args, meta []byte
+	other      int
+	modern     bool
+	// version is params._meta's protocol version, if any.
+	version string
 }
 
 // isRequest reports whether f expects a response.
@@ -50,11 +59,12 @@ var (
 	metaNames = []string{"progressToken", "traceparent", "tracestate"}
 )
 
-// caseVariant reports whether name equals one of known ignoring case, but
-// is not exactly it.
+// caseVariant reports whether name equals one of known under Unicode case
+// folding, as encoding/json matches names (so "paramſ", with a long s, is
+// a variant of "params"), but is not exactly it.
 func caseVariant(name []byte, known []string) bool {
 	for _, k := range known {
-		if len(k) == len(name) && k != string(name) && bytes.EqualFold([]byte(k), name) {
+		if k != string(name) && bytes.EqualFold([]byte(k), name) {
 			return true
 		}
 	}
@@ -66,6 +76,7 @@ func caseVariant(name []byte, known []string) bool {
 type frameReader struct {
 	d   *jsontext.Decoder
 	r   bytes.Reader
+	msg []byte // the frame being read
 	buf []byte // unquoted names that had escapes
 }
 
@@ -83,7 +94,8 @@ func inspectFrame(msg []byte) (frame, *frameError) {
 	defer frameReaders.Put(fr)
 	fr.r.Reset(msg)
 	fr.d.Reset(&fr.r)
-	defer fr.r.Reset(nil) // drop the reference to msg
+	fr.msg = msg
+	defer func() { fr.r.Reset(nil); fr.msg = nil }() // drop the reference to msg
 	return fr.read()
 }
 
@@ -257,7 +269,21 @@ func (fr *frameReader) params(f *frame) *frameError {
 				return readError(err)
 			}
 			f.tool = v
-		case string(name) == "_meta" && d.PeekKind() == '{':
+		case string(name) == "arguments":
+			start := d.InputOffset()
+			if err := d.SkipValue(); err != nil {
+				return readError(err)
+			}
+			f.args = fr.copyValue(start, d.InputOffset())
+		case string(name) == "_meta":
+			if d.PeekKind() != '{' { // (name is not read after PeekKind moved the buffer)
+				f.other++
+				if err := d.SkipValue(); err != nil {
+					return readError(err)
+				}
+				continue
+			}
+			start := d.InputOffset()
 			if _, err := d.ReadToken(); err != nil {
 				return readError(err)
 			}
@@ -269,6 +295,15 @@ func (fr *frameReader) params(f *frame) *frameError {
 				if caseVariant(name, metaNames) {
 					return &frameError{code: mcp.INVALID_REQUEST, msg: fmt.Sprintf("invalid request: member names are case-sensitive: %q in params._meta", clipName(name))}
 				}
+				if string(name) == mcp.MetaKeyProtocolVersion {
+					v, _, err := fr.str()
+					if err != nil {
+						return readError(err)
+					}
+					// Modern exactly when mcp-go will think so.
+					f.version, f.modern = v, mcp.IsModernProtocol(v)
+					continue
+				}
 				if err := d.SkipValue(); err != nil {
 					return readError(err)
 				}
@@ -276,9 +311,11 @@ func (fr *frameReader) params(f *frame) *frameError {
 			if _, err := d.ReadToken(); err != nil { // }
 				return readError(err)
 			}
+			f.meta = fr.copyValue(start, d.InputOffset())
 		case caseVariant(name, paramsNames):
 			return &frameError{code: mcp.INVALID_REQUEST, msg: fmt.Sprintf("invalid request: member names are case-sensitive: %q in params", clipName(name))}
 		default:
+			f.other++
 			if err := d.SkipValue(); err != nil {
 				return readError(err)
 			}
@@ -288,6 +325,13 @@ func (fr *frameReader) params(f *frame) *frameError {
 		return readError(err)
 	}
 	return nil
+}
+
+// copyValue copies the value between two input offsets of the frame (the
+// offset before a value may still have the name's colon and spaces).
+func (fr *frameReader) copyValue(start, end int64) []byte {
+	v := bytes.TrimLeft(fr.msg[start:end], " \t\r\n:")
+	return append([]byte(nil), v...)
 }
 
 // clipName is at most 64 bytes of a member name, for a message.

@@ -99,3 +99,31 @@ func TestInspectFrameLongValues(t *testing.T) {
 		}
 	}
 }
+
+func TestInspectFrameKeepsArgumentsAndMeta(t *testing.T) {
+	f, bad := inspectFrame([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo", "arguments" : {"text":"a b"},"_meta":{"progressToken":"p1"}}}`))
+	if bad != nil || string(f.args) != `{"text":"a b"}` || string(f.meta) != `{"progressToken":"p1"}` || f.other != 0 || f.modern {
+		t.Errorf("frame = args %s meta %s other %d modern %v (%v)", f.args, f.meta, f.other, f.modern, bad)
+	}
+	f, _ = inspectFrame([]byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","requestState":"s","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`))
+	if f.other != 1 || !f.modern || f.args != nil {
+		t.Errorf("frame = other %d modern %v args %s", f.other, f.modern, f.args)
+	}
+}
+
+// TestInspectFrameUnicodeFolding: a member name that encoding/json would
+// match by Unicode folding ("paramſ" with a long s) is a case variant too.
+func TestInspectFrameUnicodeFolding(t *testing.T) {
+	for _, msg := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"},"paramſ":{"name":"add"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","argumentſ":{}}}`,
+	} {
+		if _, bad := inspectFrame([]byte(msg)); bad == nil || bad.code != -32600 {
+			t.Errorf("inspectFrame(%s) = %v, want a -32600 refusal", msg, bad)
+		}
+	}
+	f, _ := inspectFrame([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"io.modelcontextprotocol/protocolVersion"}}}`))
+	if f.modern {
+		t.Error("a name in clientInfo made the frame look modern")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,7 +30,8 @@ import (
 // steps before it do not run again (a step whose output varies, a clock or
 // the web, cannot make the retry a different call), the pipeline is not
 // charged again, and any number of gated steps are asked in turn. The
-// step's own state is single-use, so a replayed pipeline state fails there.
+// state is single-use (and so is the step's own), so a replayed pipeline
+// state is refused before anything runs.
 
 // resumePrefix marks a sealed resume state (an approval state has none).
 const resumePrefix = "mcp-tools-resume.1."
@@ -43,12 +45,17 @@ type resumePoint struct {
 	SArgs json.RawMessage `json:"x"` // the step's arguments
 	Inner string          `json:"i"` // the step's own request state
 	Exp   int64           `json:"e"`
+	Nonce string          `json:"n"` // makes the state single-use
 }
 
-// sealer seals and opens resume states.
+// sealer seals and opens resume states. Each state is good for one
+// retry: spent ones are remembered until they expire.
 type sealer struct {
 	aead cipher.AEAD
 	ttl  time.Duration
+
+	mu    sync.Mutex
+	spent map[string]int64 // nonce -> expiry (unix seconds)
 }
 
 func newSealer(ttl time.Duration) *sealer {
@@ -64,7 +71,7 @@ func newSealer(ttl time.Duration) *sealer {
 	if err != nil {
 		panic(err)
 	}
-	return &sealer{aead: aead, ttl: ttl}
+	return &sealer{aead: aead, ttl: ttl, spent: map[string]int64{}}
 }
 
 func argsHash(args json.RawMessage) string {
@@ -79,6 +86,7 @@ func argsHash(args json.RawMessage) string {
 
 func (s *sealer) seal(p resumePoint) string {
 	p.Exp = time.Now().Add(s.ttl).Unix()
+	p.Nonce = rand.Text()
 	plain, _ := json.Marshal(p)
 	nonce := make([]byte, s.aead.NonceSize())
 	_, _ = rand.Read(nonce)
@@ -106,7 +114,32 @@ func (s *sealer) open(state, who, tool string, args json.RawMessage) (resumePoin
 	if time.Now().Unix() > p.Exp {
 		return p, approval.ErrExpired
 	}
+	if !s.spend(p) {
+		return p, errResumeUsed
+	}
 	return p, nil
+}
+
+var errResumeUsed = errors.New("the state was already used: each answer resumes the call once")
+
+// spend marks p's state used, or reports false when it already was.
+// Expired marks are dropped as new ones come.
+func (s *sealer) spend(p resumePoint) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, used := s.spent[p.Nonce]; used {
+		return false
+	}
+	if len(s.spent) >= 1024 {
+		now := time.Now().Unix()
+		for n, exp := range s.spent {
+			if exp < now {
+				delete(s.spent, n)
+			}
+		}
+	}
+	s.spent[p.Nonce] = p.Exp
+	return true
 }
 
 type resumeKey struct{}

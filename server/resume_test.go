@@ -183,3 +183,97 @@ func TestCompositeLimitsRefused(t *testing.T) {
 		t.Errorf("New with a pipeline timeout = %v, want an error pointing to the steps", err)
 	}
 }
+
+// TestNestedPipelineStepsGoverned: a pipeline used as a step of another
+// runs its own steps governed: a gated step inside is asked for (here:
+// refused, the client cannot be asked) whichever pipeline called it.
+func TestNestedPipelineStepsGoverned(t *testing.T) {
+	var j journal
+	send := approval.Gate(typed.MustNew("send_n", "Send.", func(_ context.Context, in noteIn) (noteOut, error) {
+		j.add("sent:" + in.Text)
+		return noteOut{Text: in.Text}, nil
+	}))
+	inner, err := pipeline.New(pipeline.Config{Name: "inner", Description: "Send.", Steps: []pipeline.Step{{Tool: send}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer, err := pipeline.New(pipeline.Config{Name: "outer", Description: "Send, nested.", Steps: []pipeline.Step{{Tool: inner}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, _ := tools.NewRegistry(send, inner, outer)
+	c := httpClient(t, startRegistry(t, reg, server.Options{}), nil) // no elicitation: the deny fallback
+	for _, name := range []string{"send_n", "inner", "outer"} {
+		if res := mustCall(t, c, name, map[string]any{"text": "x"}); errorKind(res) != "approval_denied" {
+			t.Errorf("%s = %q (%s), want approval_denied", name, resultText(res), errorKind(res))
+		}
+	}
+	if j.String() != "" {
+		t.Errorf("the gated step ran: %s", j.String())
+	}
+}
+
+// TestResumeStateSingleUse: a pipeline's sealed state resumes once; a
+// replay is refused before anything runs, also when the pipeline goes on
+// after a failed step, and when the resumed step was remembered.
+func TestResumeStateSingleUse(t *testing.T) {
+	var j journal
+	send := approval.Gate(typed.MustNew("send_c", "Send.", func(_ context.Context, in noteIn) (noteOut, error) {
+		j.add("sent")
+		return noteOut{Text: in.Text}, nil
+	}))
+	publish := typed.MustNew("publish", "Publish.", func(_ context.Context, in noteIn) (noteOut, error) {
+		j.add("published")
+		return noteOut{Text: in.Text}, nil
+	})
+	p, err := pipeline.New(pipeline.Config{Name: "stamp_and_send", Description: "Send, then publish.", OnError: pipeline.Continue,
+		Steps: []pipeline.Step{{Tool: send}, {Tool: publish}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, _ := tools.NewRegistry(send, publish, p)
+	url := startRegistry(t, reg, server.Options{MaxCallsPerSession: 1})
+	args := map[string]any{"text": "hi"}
+	first := modernPost(t, url, map[string]any{"name": "stamp_and_send", "arguments": args})
+	if done := retryWith(t, url, args, first); done["isError"] == true {
+		t.Fatalf("accepted retry = %v", done)
+	}
+	for range 3 {
+		if replay := retryWith(t, url, args, first); replay["isError"] != true {
+			t.Errorf("replay = %v, want refused", replay)
+		}
+	}
+	if got := j.String(); got != "sent,published" {
+		t.Errorf("steps ran %s, want sent,published once", got)
+	}
+}
+
+// TestWrappedPipelineResumes: a pipeline wrapped with tools.Wrap (or
+// approval.Gate, tools.WithInfo) stays resumable.
+func TestWrappedPipelineResumes(t *testing.T) {
+	var j journal
+	reg := varyingPipeline(t, &j)
+	p, _ := reg.Lookup("stamp_and_send")
+	wrapped := tools.Wrap(p, func(_ tools.Info, next tools.Func) tools.Func { return next })
+	if _, ok := wrapped.(tools.Resumable); !ok {
+		t.Fatal("tools.Wrap hid Resumable")
+	}
+	var all []tools.Tool
+	for _, tl := range reg.Tools() {
+		if tl.Info().Name != "stamp_and_send" {
+			all = append(all, tl)
+		}
+	}
+	reg2, _ := tools.NewRegistry(append(all, wrapped)...)
+	url := startRegistry(t, reg2, server.Options{})
+	args := map[string]any{"text": "w"}
+	res := modernPost(t, url, map[string]any{"name": "stamp_and_send", "arguments": args})
+	res = retryWith(t, url, args, res)
+	res = retryWith(t, url, args, res)
+	if res["isError"] == true || res["resultType"] == "input_required" {
+		t.Fatalf("after two answers = %v, want the result", res)
+	}
+	if got := j.String(); got != "stamp#1,send_a:w@1,send_b:w@1" {
+		t.Errorf("steps ran %s", got)
+	}
+}

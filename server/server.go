@@ -352,18 +352,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		}
 		c, isComposite := t.(tools.Composite)
 		call := t.Call
-		// A step of a composite runs this chain: the composite's call
-		// already holds the session's place, was counted against the
-		// budget once, and logs as one line. The step runs under its own
-		// tool's approval, limits and timeout, never its parent's.
 		limit := s.toolLimitMiddleware(info) // one limiter, shared by both chains
-		steps[info.Name] = tools.Chain(info, call, append([]tools.Middleware{
-			validateMiddleware(v),
-			s.approvalMiddleware(info, gated, v),
-			s.globalLimitMiddleware,
-			limit,
-			s.timeoutMiddleware,
-		}, opts.Middleware...)...)
 		own := []tools.Middleware{s.globalLimitMiddleware, limit, s.timeoutMiddleware}
 		if isComposite {
 			if l := opts.Tools[info.Name]; l != (tools.Limits{}) || info.Limits != (tools.Limits{}) {
@@ -376,10 +365,20 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			own = []tools.Middleware{}
 			call = s.runComposite(c)
 		}
+		// A step of a composite runs this chain: the composite's call
+		// already holds the session's place, was counted against the
+		// budget once, and logs as one line. The step runs under its own
+		// tool's approval, limits and timeout, never its parent's; a
+		// composite as a step runs its own steps governed too.
 		resume := func(_ tools.Info, next tools.Func) tools.Func { return next }
 		if isComposite {
 			resume = s.resumeMiddleware
 		}
+		steps[info.Name] = tools.Chain(info, call, append(append([]tools.Middleware{
+			validateMiddleware(v),
+			resume,
+			s.approvalMiddleware(info, gated, v),
+		}, own...), opts.Middleware...)...)
 		fn := tools.Chain(info, call, append(append([]tools.Middleware{
 			opts.Telemetry.Middleware, // outermost: it sees every outcome (nil: a no-op)
 			s.recoverMiddleware,
@@ -492,7 +491,13 @@ func (s *Server) callContext(ctx context.Context, req mcp.CallToolRequest) (_ co
 	}
 	ctx = tools.WithSession(ctx, sess)
 	if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
-		p := &progressSender{s: s, ctx: ctx, token: req.Params.Meta.ProgressToken, every: s.opts.ProgressInterval, writesBefore: -1}
+		token := req.Params.Meta.ProgressToken
+		p := &progressSender{ctx: ctx, every: s.opts.ProgressInterval, writesBefore: -1, notify: func(params map[string]any) {
+			params["progressToken"] = token
+			if err := s.mcp.SendNotificationToClient(ctx, "notifications/progress", params); err != nil {
+				s.log.Debug("progress notification not sent", "err", err)
+			}
+		}}
 		return tools.WithProgress(ctx, p.report), p.flush
 	}
 	return ctx, func() {}
@@ -505,10 +510,9 @@ func (s *Server) callContext(ctx context.Context, req mcp.CallToolRequest) (_ co
 // notifications a second, and the last report always arrives, before the
 // result.
 type progressSender struct {
-	s     *Server
-	ctx   context.Context
-	token mcp.ProgressToken
-	every time.Duration
+	ctx    context.Context
+	every  time.Duration
+	notify func(params map[string]any) // sends one notification's params
 
 	mu      sync.Mutex
 	last    time.Time // when the last notification was sent
@@ -576,16 +580,14 @@ func (p *progressSender) send(r *progressReport) {
 	p.held = nil
 	p.last = time.Now()
 	p.writesBefore = writesSoFar(p.ctx)
-	params := map[string]any{"progressToken": p.token, "progress": r.progress}
+	params := map[string]any{"progress": r.progress}
 	if r.total > 0 {
 		params["total"] = r.total
 	}
 	if r.message != "" {
 		params["message"] = r.message
 	}
-	if err := p.s.mcp.SendNotificationToClient(p.ctx, "notifications/progress", params); err != nil {
-		p.s.log.Debug("progress notification not sent", "err", err)
-	}
+	p.notify(params)
 }
 
 // rawArguments returns the call's arguments as JSON. Absent or null

@@ -29,7 +29,7 @@ func Wrap(t Tool, mws ...Middleware) Tool {
 	}
 	info := t.Info()
 	if c, ok := t.(Composite); ok {
-		return &composite{info: info, c: c, mws: mws}
+		return wrapComposite(&composite{info: info, c: c, mws: mws})
 	}
 	return &funcTool{info: info, fn: Chain(info, t.Call, mws...)}
 }

@@ -142,9 +142,25 @@ func (*StepSuspended) Suspended() {}
 // calls unchanged; a Composite stays one.
 func WithInfo(t Tool, info Info) Tool {
 	if c, ok := t.(Composite); ok {
-		return &composite{info: info, c: c}
+		return wrapComposite(&composite{info: info, c: c})
 	}
 	return &funcTool{info: info, fn: t.Call}
+}
+
+// wrapComposite returns c, Resumable when what it wraps is.
+func wrapComposite(c *composite) Tool {
+	if _, ok := c.c.(Resumable); ok {
+		return &resumableComposite{c}
+	}
+	return c
+}
+
+type resumableComposite struct{ *composite }
+
+func (c *resumableComposite) Resume(ctx context.Context, step int, args json.RawMessage, call Caller) (Result, error) {
+	r := c.c.(Resumable)
+	inner := func(ctx context.Context, _ json.RawMessage) (Result, error) { return r.Resume(ctx, step, args, call) }
+	return Chain(c.info, inner, c.mws...)(ctx, args)
 }
 
 type composite struct {

@@ -265,7 +265,6 @@ func TestHTTPCancellation(t *testing.T) {
 	}
 }
 
-
 func TestHTTPDeleteAndLogging(t *testing.T) {
 	srv, s := recordingServer(t, ok)
 	var buf bytes.Buffer
