@@ -108,24 +108,85 @@ func TestStdioFloodGetsBusyAndPingsStillAnswered(t *testing.T) {
 	if busy != flood-bound {
 		t.Errorf("got %d busy refusals, want %d", busy, flood-bound)
 	}
-	// Cancelling one outstanding call frees a place for a new one: it is
-	// accepted (it waits for a worker), not refused; the next is refused.
+	// Cancelling one outstanding call frees its place once the call has
+	// ended (it stops at once: the tool honours cancellation): then a new
+	// call is accepted (it waits for a worker), not refused; the next one
+	// is refused again.
 	r.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}`)
-	r.send(t, `{"jsonrpc":"2.0","id":"new","method":"tools/call","params":{"name":"echo","arguments":{"text":"room again"}}}`)
-	r.send(t, `{"jsonrpc":"2.0","id":"one-too-many","method":"tools/call","params":{"name":"echo","arguments":{"text":"no room"}}}`)
-	r.send(t, `{"jsonrpc":"2.0","id":"ping2","method":"ping"}`)
-	refused := map[any]bool{}
-	for {
-		m := r.read(t)
-		if m.ID == "ping2" {
-			break
+	accepted := false
+	for k := 0; k < 200 && !accepted; k++ {
+		r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":"new-%d","method":"tools/call","params":{"name":"echo","arguments":{"text":"room again"}}}`, k))
+		r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":"ping-%d","method":"ping"}`, k))
+		accepted = true
+		for {
+			m := r.read(t)
+			if m.ID == fmt.Sprintf("ping-%d", k) {
+				break
+			}
+			if m.ID == fmt.Sprintf("new-%d", k) && m.Error != nil {
+				accepted = false
+			}
 		}
-		if m.Error != nil {
-			refused[m.ID] = true
+		if !accepted {
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	if refused["new"] || !refused["one-too-many"] {
-		t.Errorf("after one cancellation, refused = %v; want only one-too-many refused", refused)
+	if !accepted {
+		t.Fatal("no call was accepted after a cancellation freed a place")
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":"one-too-many","method":"tools/call","params":{"name":"echo","arguments":{"text":"no room"}}}`)
+	if m := r.read(t); m.ID != "one-too-many" || m.Error == nil || m.Error.Code != -32000 {
+		t.Errorf("the call after that = %+v, want server busy", m)
+	}
+}
+
+// TestStdioBoundHolds: the bound on outstanding calls cannot be dodged: a
+// ping or a refused duplicate that reuses a running call's id frees
+// nothing, and a numeric id spelled another way (1.0 for 1) is the same id.
+func TestStdioBoundHolds(t *testing.T) {
+	r := startRaw(t, "MCP_TOOLS_TEST_MAX_QUEUED=2", "MCP_TOOLS_TEST_MAX_IN_FLIGHT=2")
+	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":60000}}}`)
+	r.send(t, `{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"sleep","arguments":{"millis":60000}}}`)
+	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	r.send(t, `{"jsonrpc":"2.0","id":1.0,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":60000}}}`)
+	r.send(t, `{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"sleep","arguments":{"millis":60000}}}`)
+	r.send(t, `{"jsonrpc":"2.0","id":"end","method":"ping"}`)
+	var got []string
+	for {
+		m := r.read(t)
+		if m.ID == "end" {
+			break
+		}
+		code := 0
+		if m.Error != nil {
+			code = m.Error.Code
+		}
+		got = append(got, fmt.Sprintf("%v:%d", m.ID, code))
+	}
+	if want := "1:0,1:-32600,c:-32000"; strings.Join(got, ",") != want {
+		t.Errorf("answers %v, want %s (the ping answered; 1.0 refused as a duplicate; c refused: the bound holds)", got, want)
+	}
+}
+
+// TestStdioEOFAnswersEveryCall: when stdin ends with calls still queued,
+// each is answered (they finish within the grace period) before the server
+// exits; none is dropped because the input closed first.
+func TestStdioEOFAnswersEveryCall(t *testing.T) {
+	r := startRaw(t, "MCP_TOOLS_TEST_MAX_IN_FLIGHT=1")
+	for i := range 6 {
+		r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":100}}}`, i))
+	}
+	r.in.Close()
+	answered := map[any]bool{}
+	for range 6 {
+		m := r.read(t)
+		if !strings.Contains(string(m.Result), "slept") {
+			t.Errorf("call %v = %s %+v, want slept", m.ID, m.Result, m.Error)
+		}
+		answered[m.ID] = true
+	}
+	if len(answered) != 6 {
+		t.Errorf("answered %v, want 6 calls", answered)
 	}
 }
 

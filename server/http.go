@@ -274,8 +274,8 @@ type guard struct {
 	log       *slog.Logger
 	oauth     *OAuth // nil: static bearer tokens, or none
 
-	inFlight  sync.WaitGroup // POST requests being served
-	lastWrite atomic.Int64   // unix nanos of the last write on any stream
+	inFlight  atomic.Int64 // POST requests being served
+	lastWrite atomic.Int64 // unix nanos of the last write on any stream
 }
 
 // corsAllowHeaders are the request headers a browser client may send.
@@ -379,7 +379,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if g.streamable && !modernRequest(r, body) {
+		if g.streamable && !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) && !f.modern {
 			switch {
 			case f.method == string(mcp.MethodInitialize):
 				if !g.sessions.reserve() {
@@ -399,7 +399,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		g.inFlight.Add(1)
-		defer g.inFlight.Done()
+		defer g.inFlight.Add(-1)
 		sw := &streamWriter{ResponseWriter: w, last: &g.lastWrite}
 		if g.streamable {
 			r = r.WithContext(context.WithValue(r.Context(), streamWriterKey{}, sw))
@@ -420,29 +420,13 @@ func (g *guard) tooManySessions(w http.ResponseWriter) {
 // out.
 func (g *guard) settle(ctx context.Context, max time.Duration) {
 	deadline := time.Now().Add(max)
-	posts := make(chan struct{})
-	go func() { g.inFlight.Wait(); close(posts) }()
-	select {
-	case <-posts:
-	case <-time.After(max):
-		return
-	case <-ctx.Done():
-		return
-	}
 	const quiet = 100 * time.Millisecond
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if time.Since(time.Unix(0, g.lastWrite.Load())) >= quiet {
+		if g.inFlight.Load() == 0 && time.Since(time.Unix(0, g.lastWrite.Load())) >= quiet {
 			return
 		}
 		time.Sleep(quiet / 4)
 	}
-}
-
-// modernRequest reports whether r is of protocol 2026-07-28 or later,
-// which has no sessions (by its header, or by the version in its _meta).
-func modernRequest(r *http.Request, body []byte) bool {
-	return mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) ||
-		bytes.Contains(body, []byte(mcp.MetaKeyProtocolVersion))
 }
 
 // streamWriter notes the time of every write, so a shutdown can tell when

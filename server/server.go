@@ -227,6 +227,11 @@ type Server struct {
 	approvals approvals
 	resumes   *sealer       // seals a composite's state on 2026-07-28 retries
 	global    chan struct{} // server-wide in-flight places; nil: no bound
+	// handlers holds each tool's whole governed call as an mcp-go handler,
+	// by name (the stdio fast path calls it); stdioSession is the stdio
+	// session mcp-go registered, once it has.
+	handlers     map[string]mcpserver.ToolHandlerFunc
+	stdioSession stdioSessionRef
 	// steps holds each tool's governed call as a step of a composite,
 	// by name; made by New and never changed after.
 	steps map[string]tools.Func
@@ -243,6 +248,9 @@ type Server struct {
 	// is over, for every caller of Shutdown to wait on.
 	shutdownOnce sync.Once
 	shutdownDone chan struct{}
+	// stopEarly, closed by stopNow, ends the grace period at once.
+	stopEarly     chan struct{}
+	stopEarlyOnce sync.Once
 	// closers end what the HTTP transports started (session sweepers,
 	// streams), run once at the end of a shutdown. closersMu also guards
 	// tables.
@@ -255,7 +263,8 @@ type Server struct {
 // compiled, here, once. It fails if a schema does not compile.
 func New(reg *tools.Registry, opts Options) (*Server, error) {
 	opts = opts.withDefaults()
-	s := &Server{opts: opts, log: opts.Logger, reg: reg, shutdownDone: make(chan struct{})}
+	s := &Server{opts: opts, log: opts.Logger, reg: reg, shutdownDone: make(chan struct{}), stopEarly: make(chan struct{}),
+		handlers: map[string]mcpserver.ToolHandlerFunc{}}
 	s.hardStop, s.cancelHardStop = context.WithCancel(context.Background())
 	s.limits.max = opts.MaxInFlight
 	s.budgets.max = opts.MaxCallsPerSession
@@ -302,6 +311,11 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		hooks.AddBeforeCallTool(recordRequestID)
 		hooks.AddOnRegisterSession(func(context.Context, mcpserver.ClientSession) { opts.Telemetry.SessionOpened() })
 	}
+	hooks.AddOnRegisterSession(func(_ context.Context, cs mcpserver.ClientSession) {
+		if cs.SessionID() == stdioSessionID {
+			s.stdioSession.Store(&cs)
+		}
+	})
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs mcpserver.ClientSession) {
 		s.opts.Telemetry.SessionClosed()
 		s.limits.forget(cs.SessionID())
@@ -396,7 +410,9 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			b, _ := json.Marshal(desc)
 			s.log.Log(context.Background(), LevelTrace, "tool descriptor", "tool", info.Name, "json", string(b))
 		}
-		serverTools = append(serverTools, mcpserver.ServerTool{Tool: desc, Handler: s.handler(fn)})
+		h := s.handler(fn)
+		s.handlers[info.Name] = h
+		serverTools = append(serverTools, mcpserver.ServerTool{Tool: desc, Handler: h})
 	}
 	for _, c := range composites {
 		for i, name := range c.Steps() {
@@ -447,10 +463,12 @@ func descriptor(info tools.Info) mcp.Tool {
 // model never reads.
 func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if !s.calls.start() {
-			return render(tools.Outcome{Err: &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the call was not run"}}, 0), nil
+		if ctx.Value(trackedKey{}) == nil { // the stdio fast path counts its calls when it reads them
+			if !s.calls.start() {
+				return shuttingDown(), nil
+			}
+			defer s.calls.done()
 		}
-		defer s.calls.done()
 		// The request's own context outlives the shutdown grace, so that
 		// mcp-go still writes the response; the call itself is cancelled
 		// when the grace is over.
@@ -476,6 +494,15 @@ func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 		}
 		return render(tools.Settle(res, err), s.opts.MaxResultBytes), nil
 	}
+}
+
+// trackedKey marks a call the server already counts among those in
+// flight (see fastPath.start).
+type trackedKey struct{}
+
+// shuttingDown is the result of a call that arrives during a shutdown.
+func shuttingDown() *mcp.CallToolResult {
+	return render(tools.Outcome{Err: &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the call was not run"}}, 0)
 }
 
 // callContext puts the session and, when the client asked for it, a
@@ -672,10 +699,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // stopNow shuts down without a grace period: for a session whose client is
 // gone, nothing is left to deliver.
+// It cuts short a shutdown already under way, too.
 func (s *Server) stopNow() {
-	closed := make(chan struct{})
-	close(closed)
-	s.shutdownOnce.Do(func() { go s.shutdown(closed) })
+	s.stopEarlyOnce.Do(func() { close(s.stopEarly) })
+	s.shutdownOnce.Do(func() { go s.shutdown(nil) })
 	<-s.shutdownDone
 }
 
@@ -688,6 +715,7 @@ func (s *Server) shutdown(early <-chan struct{}) {
 	case <-done:
 	case <-timer.C:
 	case <-early:
+	case <-s.stopEarly:
 	}
 	select {
 	case <-done:

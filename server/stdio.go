@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -68,6 +69,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// once the grace period is over; listening stops after the shutdown.
 	listenCtx, stopListen := context.WithCancel(s.hardStop)
 	defer stopListen()
+	filter.fast = newFastPath(s, listenCtx, w)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -87,16 +89,24 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 
 	lines := &lineLimiter{r: bufio.NewReaderSize(in, 64<<10), max: int(s.opts.MaxMessageBytes), onOversize: func(prefix []byte, size int) {
 		s.log.Warn("stdio message refused: too large", "bytes_at_least", size, "limit", s.opts.MaxMessageBytes)
-		writeOversizeError(w, prefix, s.opts.MaxMessageBytes)
+		writeOversizeError(ownWriter{w}, prefix, s.opts.MaxMessageBytes)
 	}, onLine: func(line []byte) bool {
 		keep, refused := filter.admit(line)
 		if refused != nil {
 			s.log.Warn("stdio message refused", "reason", refused.msg)
-			_, _ = w.Write(errorResponse(refused))
+			_, _ = w.writeOwn(errorResponse(refused)) // frees no call's place
 		}
 		return keep
 	}}
 	err := stdio.Listen(listenCtx, lines, w)
+	// Input ended (or the session is stopping): the calls the fast path
+	// runs finish within the grace period, as at a shutdown, and each is
+	// answered; none is dropped because stdin closed first.
+	if ctx.Err() == nil {
+		s.log.Info("stdin closed; finishing the calls in flight")
+		_ = s.Shutdown(context.Background())
+	}
+	filter.fast.wait()
 	if errors.Is(err, context.Canceled) || errors.Is(context.Cause(ctx), errOutputClosed) {
 		err = nil
 	}
@@ -109,18 +119,23 @@ var errOutputClosed = errors.New("stdout closed by the client")
 
 // stdioFilter decides, line by line, what mcp-go's stdio loop gets to see.
 type stdioFilter struct {
-	w         io.Writer
+	w         *lockedWriter
 	max       int
 	cancelled *cancelledSet
+	fast      *fastPath // nil: every call goes to mcp-go
 
 	initialized atomic.Bool
 	mu          sync.Mutex
-	pending     map[string]struct{} // ids of tools/call requests without a response yet
-	n           atomic.Int32        // len(pending)
+	// pending holds the outstanding tools/call requests by normalised id
+	// (see idKey): true for a call mcp-go runs (freed when its response
+	// is written, or when it is cancelled, since mcp-go may then write
+	// nothing), false for one the fast path runs (freed when it ends).
+	pending map[string]bool
+	n       atomic.Int32 // len(pending)
 }
 
 // admit reports whether line goes on to mcp-go, or the error to answer
-// instead.
+// instead. A call the fast path takes goes nowhere: it is answered there.
 func (f *stdioFilter) admit(line []byte) (bool, *frameError) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return false, nil
@@ -133,54 +148,77 @@ func (f *stdioFilter) admit(line []byte) (bool, *frameError) {
 	case fr.response:
 		return true, nil // a person's answer, or any reply: always read
 	case fr.method == string(mcp.MethodNotificationCancelled):
-		f.forget(f.cancelled.observe(line))
+		id := f.cancelled.observe(line)
+		f.fast.cancel(id)
+		f.forgetSlow(id)
 		return true, nil
-	case fr.method == string(mcp.MethodInitialize):
+	case fr.method == string(mcp.MethodInitialize) && fr.id != nil:
 		f.initialized.Store(true)
 		return true, nil
 	case !f.initialized.Load() && fr.isRequest() && fr.method != string(mcp.MethodPing):
 		return false, &frameError{id: fr.id, code: mcp.INVALID_REQUEST,
 			msg: fmt.Sprintf("the session is not initialized: send initialize before %s", fr.method)}
 	case fr.method == string(mcp.MethodToolsCall) && fr.id != nil:
-		return f.track(fr)
+		fast := f.fast.eligible(fr)
+		if refused := f.track(fr, !fast); refused != nil {
+			return false, refused
+		}
+		if fast {
+			key := idKey(fr.id)
+			f.fast.start(fr, func() { f.release(key) })
+			return false, nil
+		}
+		return true, nil
 	}
 	return true, nil
 }
 
-// track records an outstanding call, or refuses it past the bound.
-func (f *stdioFilter) track(fr frame) (bool, *frameError) {
+// track records an outstanding call, or refuses it past the bound, or
+// when its id is that of a call still running.
+func (f *stdioFilter) track(fr frame, slow bool) *frameError {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.pending == nil {
-		f.pending = make(map[string]struct{})
+		f.pending = make(map[string]bool)
 	}
-	key := string(fr.id)
+	key := idKey(fr.id)
 	if _, dup := f.pending[key]; dup {
-		return false, &frameError{id: fr.id, code: mcp.INVALID_REQUEST, msg: "invalid request: a request with this id is still in progress"}
+		return &frameError{id: fr.id, code: mcp.INVALID_REQUEST, msg: "invalid request: a request with this id is still in progress"}
 	}
 	if len(f.pending) >= f.max {
-		return false, &frameError{id: fr.id, code: codeServerBusy,
+		return &frameError{id: fr.id, code: codeServerBusy,
 			msg: fmt.Sprintf("server busy: %d calls are already outstanding on this session; retry when some have finished", f.max)}
 	}
-	f.pending[key] = struct{}{}
+	f.pending[key] = slow
 	f.n.Store(int32(len(f.pending)))
-	return true, nil
+	return nil
 }
 
-func (f *stdioFilter) forget(id string) {
-	if id == "" || f.n.Load() == 0 {
+// release frees the place of the call with key.
+func (f *stdioFilter) release(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.pending, key)
+	f.n.Store(int32(len(f.pending)))
+}
+
+// forgetSlow frees the place of a call mcp-go runs, by key.
+func (f *stdioFilter) forgetSlow(key string) {
+	if key == "" || f.n.Load() == 0 {
 		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	delete(f.pending, id)
-	f.n.Store(int32(len(f.pending)))
+	if slow, ok := f.pending[key]; ok && slow {
+		delete(f.pending, key)
+		f.n.Store(int32(len(f.pending)))
+	}
 }
 
-// sent sees every message written to the client, before it is written,
-// and reports whether to drop it: the response to a cancelled request is
-// not sent (the MCP specification asks so); the response to a call frees
-// its place.
+// sent sees every message written to the client, except the filter's own
+// refusals, before it is written, and reports whether to drop it: the
+// response to a cancelled request is not sent (the MCP specification asks
+// so); the response to a call mcp-go ran frees its place.
 func (f *stdioFilter) sent(msg []byte) (drop bool) {
 	if f.n.Load() == 0 && f.cancelled.n.Load() == 0 {
 		return false
@@ -189,8 +227,26 @@ func (f *stdioFilter) sent(msg []byte) (drop bool) {
 	if !ok {
 		return false
 	}
-	f.forget(id)
-	return f.cancelled.take(id)
+	key := idKey([]byte(id))
+	f.forgetSlow(key)
+	return f.cancelled.take(key)
+}
+
+// idKey is a request id as mcp-go reads it, whatever its spelling: 1.0
+// and 1 are one id, and so are "a&b" and "a\u0026b".
+func idKey(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return "s" + s
+		}
+		return "s" + string(raw)
+	}
+	if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+		return "n" + strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return "?" + string(raw)
 }
 
 // responsePrefix is how mcp-go starts every response it writes.
@@ -236,6 +292,17 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	if l.sent != nil && l.sent(p) {
 		return len(p), nil
 	}
+	return l.writeOwn(p)
+}
+
+// ownWriter writes through writeOwn.
+type ownWriter struct{ l *lockedWriter }
+
+func (o ownWriter) Write(p []byte) (int, error) { return o.l.writeOwn(p) }
+
+// writeOwn writes p without showing it to sent: the filter's own
+// refusals, which belong to no tracked call.
+func (l *lockedWriter) writeOwn(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -274,7 +341,7 @@ func (c *cancelledSet) observe(line []byte) string {
 	if json.Unmarshal(line, &n) != nil || len(n.Params.RequestID) == 0 {
 		return ""
 	}
-	id := string(n.Params.RequestID)
+	id := idKey(n.Params.RequestID)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ids == nil {
