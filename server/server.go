@@ -7,15 +7,29 @@
 // documented middleware chain, and turns the outcome into an MCP result in
 // exactly one place (render).
 //
-// The chain around every tool, outermost first:
+// The chain around every tool, outermost first, built once per tool from its
+// descriptor (tools.Info: gated, limits, scopes, secrets) and the Options:
 //
-//	recover → log → session limit → validate → budget → approval →
-//	server-wide limit → tool limit and rate → timeout → Options.Middleware... → tool
+//	telemetry → recover → log → outcome → session limit → validate → budget →
+//	approval → server-wide limit → tool limit and rate → timeout →
+//	Options.Middleware... → tool
 //
 // A panic anywhere inside is recovered; a call refused by validation never
 // reaches the budget or anything after it. A call waiting for a person holds
-// one of its session's places (and, on stdio, a worker) but no server-wide
-// or per-tool place, and the wait is not charged to the call's timeout.
+// one of its session's places but no server-wide or per-tool place, and the
+// wait is not charged to the call's timeout. The outcome layer settles what
+// the log, the metrics and the client all see (cancelled, result_too_large).
+//
+// A composite (tools.Composite, a pipeline) has no limits or timeout of its
+// own: it is handed a caller that runs each step through that step's own
+// chain (validate, approval, limits, timeout). On a 2026-07-28 client, a step
+// that asks for approval makes the composite answer input_required with a
+// sealed, single-use state, and the retry resumes at that step (see
+// resume.go).
+//
+// Every message is read strictly before mcp-go sees it (frame.go). On stdio a
+// plain tools/call is then answered from that one read (fastpath.go); mcp-go
+// is the protocol engine for everything else.
 //
 // Sessions: the per-session limit, budget and approval memory key on the
 // MCP session id. Requests of protocol 2026-07-28 over HTTP carry no session:
