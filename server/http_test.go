@@ -38,6 +38,16 @@ func startRegistry(t *testing.T, reg *tools.Registry, opts server.Options) strin
 
 func serveRegistry(t *testing.T, reg *tools.Registry, transportName string, opts server.Options) string {
 	t.Helper()
+	_, url, stop, _ := launch(t, reg, transportName, opts)
+	t.Cleanup(stop)
+	return url
+}
+
+// launch serves reg on a real 127.0.0.1 listener. stop shuts the server
+// down and waits (at most 15s) for serving to return, failing the test if
+// it does not or returns an error; done delivers what serving returned.
+func launch(t *testing.T, reg *tools.Registry, transportName string, opts server.Options) (srv *server.Server, url string, stop func(), done <-chan error) {
+	t.Helper()
 	srv, err := server.New(reg, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -47,20 +57,24 @@ func serveRegistry(t *testing.T, reg *tools.Registry, transportName string, opts
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveUntil(ctx, srv, ln, transportName) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("ServeHTTP: %v", err)
+	result := make(chan error, 1)
+	served := make(chan error, 1)
+	go func() { err := serveUntil(ctx, srv, ln, transportName); result <- err; served <- err }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-result:
+				if err != nil {
+					t.Errorf("serving: %v", err)
+				}
+			case <-time.After(15 * time.Second):
+				t.Error("serving did not return within 15s of shutdown")
 			}
-		case <-time.After(15 * time.Second):
-			t.Error("ServeHTTP did not return after shutdown")
-		}
-	})
-	return "http://" + ln.Addr().String()
+		})
+	}
+	return srv, "http://" + ln.Addr().String(), stop, served
 }
 
 func httpClient(t *testing.T, url string, headers map[string]string) *client.Client {

@@ -161,29 +161,8 @@ func soakServe(t *testing.T, transportName string) (string, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(reg, server.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveUntil(ctx, srv, ln, transportName) }()
-	stop := func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("ServeHTTP: %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Error("ServeHTTP did not return within 15s of shutdown")
-		}
-	}
-	return "http://" + ln.Addr().String(), stop
+	_, url, stop, _ := launch(t, reg, transportName, server.Options{})
+	return url, stop
 }
 
 // soakClientTransport keeps enough idle connections for every concurrent
