@@ -71,7 +71,7 @@ func (s *Server) outcomeMiddleware(_ tools.Info, next tools.Func) tools.Func {
 }
 
 // logMiddleware logs one line per call: INFO on success, WARN on failure,
-// DEBUG with the full input and output. Secret fields are redacted at every
+// DEBUG with input and output up to ten times LogTruncate. Secret fields are redacted at every
 // level. Nothing is formatted when the level is off.
 func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 	name := info.Name

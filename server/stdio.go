@@ -32,9 +32,10 @@ const (
 // until in ends, out breaks, ctx is done, or a Shutdown is over. When ctx
 // is done it shuts down: new calls are refused, in-flight calls may finish
 // within the grace period, then the rest are cancelled; a Shutdown called
-// elsewhere does the same, and ServeStdio returns nil when it is over. A write to out that fails (the
-// client closed its end) ends the session the same way, at once, and
-// ServeStdio returns nil.
+// elsewhere does the same, and ServeStdio returns nil when it is over. When
+// in ends, the calls in flight finish the same way, each answered. A write
+// to out that fails (the client closed its end) ends the session at once,
+// and ServeStdio returns nil.
 //
 // Every line is read strictly before mcp-go sees it (see inspectFrame): a
 // malformed or ambiguous message, a request before initialize, or a
@@ -102,7 +103,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	// Input ended (or the session is stopping): the calls the fast path
 	// runs finish within the grace period, as at a shutdown, and each is
 	// answered; none is dropped because stdin closed first.
-	if ctx.Err() == nil {
+	if ctx.Err() == nil && listenCtx.Err() == nil { // not a shutdown: the input ended
 		s.log.Info("stdin closed; finishing the calls in flight")
 		_ = s.Shutdown(context.Background())
 	}
