@@ -125,7 +125,7 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	}
 	client := cfg.HTTPClient
 	if client == nil {
-		client = &http.Client{Timeout: DefaultHTTPTimeout}
+		client = &http.Client{Timeout: DefaultHTTPTimeout, CheckRedirect: noDowngrade}
 	}
 	v := &Verifier{
 		issuer:   cfg.Issuer,
@@ -314,7 +314,15 @@ func (c extraClaims) scopes() ([]string, error) {
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
-		return strings.Fields(s), nil
+		// RFC 6749 §3.3: scopes are separated by a space (0x20), and
+		// nothing else: a no-break space is part of a scope, not a gap.
+		var out []string
+		for _, sc := range strings.Split(s, " ") {
+			if sc != "" {
+				out = append(out, sc)
+			}
+		}
+		return out, nil
 	}
 	var list []string
 	if err := json.Unmarshal(raw, &list); err != nil {
@@ -360,6 +368,18 @@ func (p Principal) Require(scopes ...string) error {
 	}
 	if len(missing) > 0 {
 		return &ScopeError{Missing: missing}
+	}
+	return nil
+}
+
+// noDowngrade follows at most 5 redirects and never from https to http:
+// keys fetched over a downgraded connection could be anyone's.
+func noDowngrade(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return errors.New("auth: too many redirects")
+	}
+	if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+		return fmt.Errorf("auth: refused a redirect from https to %s", req.URL.Scheme)
 	}
 	return nil
 }

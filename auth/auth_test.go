@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"net/http"
@@ -211,14 +212,46 @@ func TestRefresh(t *testing.T) {
 	if _, err := v.Verify(t.Context(), tok()); err != nil {
 		t.Fatalf("after refresh: got %v, want accepted", err)
 	}
-	if got := ti.jwksHits.Load(); got != 2 {
-		t.Errorf("JWKS fetches: got %d, want 2 (one refresh)", got)
+	// The refresh runs in the background; the request did not wait for it.
+	for deadline := time.Now().Add(10 * time.Second); ti.jwksHits.Load() < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("JWKS fetches: got %d, want 2 (one refresh)", ti.jwksHits.Load())
+		}
 	}
 	// The issuer goes away: the old keys stay in use.
 	ti.srv.Close()
 	clk.Advance(time.Hour)
 	if _, err := v.Verify(t.Context(), tok()); err != nil {
 		t.Errorf("refresh failed: got %v, want the old keys still used", err)
+	}
+}
+
+// TestRefreshNeverStalls: when the keys are due for a refresh and the
+// issuer hangs, requests go on with the keys they have at once.
+func TestRefreshNeverStalls(t *testing.T) {
+	ti := newIssuer(t, openID, "")
+	v, clk := newVerifier(t, ti, Config{JWKSRefresh: time.Hour})
+	tok := func() string { return sign(t, ti.rsa, jose.RS256, claims(ti.issuer, audience, clk.Now(), nil)) }
+	if _, err := v.Verify(t.Context(), tok()); err != nil {
+		t.Fatal(err)
+	}
+	hang := make(chan struct{})
+	defer close(hang)
+	ti.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-hang })
+	clk.Advance(time.Hour)
+	done := make(chan error, 5)
+	for range 5 {
+		go func() { _, err := v.Verify(t.Context(), tok()); done <- err }()
+	}
+	for range 5 {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Verify while the refresh hangs: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a request waited for the hanging refresh")
+		}
 	}
 }
 
@@ -455,4 +488,13 @@ func FuzzVerify(f *testing.F) {
 			t.Errorf("Verify(%q): got accepted, want refused", tok)
 		}
 	})
+}
+
+// TestScopesSplitOnSpaceOnly: a no-break space is part of a scope, not a
+// separator (RFC 6749 §3.3).
+func TestScopesSplitOnSpaceOnly(t *testing.T) {
+	got, err := extraClaims{Scope: json.RawMessage(`"read:x\u00a0admin  tools:call"`)}.scopes()
+	if err != nil || len(got) != 2 || got[0] != "read:x\u00a0admin" || got[1] != "tools:call" {
+		t.Errorf("scopes = %q, %v; want [read:x\\u00a0admin tools:call]", got, err)
+	}
 }

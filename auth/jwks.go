@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -27,7 +28,8 @@ type keySet struct {
 	minInterval time.Duration
 	now         func() time.Time
 
-	fetchMu sync.Mutex // held during a fetch
+	fetchMu    sync.Mutex  // held during a fetch
+	refreshing atomic.Bool // a background refresh is under way
 
 	mu        sync.Mutex
 	keys      []jose.JSONWebKey
@@ -46,9 +48,22 @@ func (s *keySet) lookup(ctx context.Context, kid string, alg jose.SignatureAlgor
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DefaultHTTPTimeout)
 	defer cancel()
 	if s.now().Sub(fetched) >= s.refresh {
-		// When the refresh fails the old keys stay in use.
-		if s.fetch(ctx, gen) == nil {
-			keys, gen, _ = s.snapshot()
+		if gen == 0 {
+			// No keys yet: this request needs the fetch.
+			if s.fetch(ctx, gen) == nil {
+				keys, gen, _ = s.snapshot()
+			}
+		} else if s.refreshing.CompareAndSwap(false, true) {
+			// Due for a refresh: it runs in the background, one at a
+			// time, and requests go on with the keys they have, so an
+			// issuer that is slow or down stalls no one. When it fails
+			// the old keys stay in use.
+			go func() {
+				defer s.refreshing.Store(false)
+				rctx, cancel := context.WithTimeout(context.Background(), DefaultHTTPTimeout)
+				defer cancel()
+				_ = s.fetch(rctx, gen)
+			}()
 		}
 	}
 	if found := match(keys, kid, alg); len(found) > 0 {
