@@ -38,7 +38,15 @@ func Write(c Client, name string, e Entry, dryRun bool) (Result, error) {
 }
 
 // WriteFile is Write on the file at path.
+//
+// A symlink is followed: the file it names is the one changed (and
+// r.Path says so), so a dotfiles link stays a link. A file without write
+// permission is refused, not replaced. The backup never overwrites an
+// earlier one: FILE.bak, then FILE.bak.1, FILE.bak.2...
 func WriteFile(c Client, path, name string, e Entry, dryRun bool) (Result, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	r := Result{Path: path}
 	old, mode, err := readFile(path)
 	switch {
@@ -46,6 +54,8 @@ func WriteFile(c Client, path, name string, e Entry, dryRun bool) (Result, error
 		r.Created, mode = true, 0o600
 	case err != nil:
 		return r, err
+	case mode&0o200 == 0:
+		return r, fmt.Errorf("%s is read-only (mode %v): it was left as it is; make it writable to install into it", path, mode)
 	}
 	r.Content, r.Replaced, err = Merge(c, old, name, e)
 	if err != nil {
@@ -58,15 +68,29 @@ func WriteFile(c Client, path, name string, e Entry, dryRun bool) (Result, error
 		return r, err
 	}
 	if !r.Created {
-		r.Backup = path + ".bak"
-		if err := atomicWrite(r.Backup, old, mode); err != nil {
+		r.Backup = freeName(path + ".bak")
+		if err := atomicWrite(r.Backup, old, mode, path); err != nil {
 			return r, fmt.Errorf("back up %s: %w", path, err)
 		}
 	}
-	if err := atomicWrite(path, r.Content, mode); err != nil {
+	if err := atomicWrite(path, r.Content, mode, path); err != nil {
 		return r, err
 	}
 	return r, nil
+}
+
+// freeName returns name, or name.1, name.2... the first that does not
+// exist, so that no backup overwrites another.
+func freeName(name string) string {
+	if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+		return name
+	}
+	for i := 1; ; i++ {
+		n := fmt.Sprintf("%s.%d", name, i)
+		if _, err := os.Lstat(n); errors.Is(err, fs.ErrNotExist) {
+			return n
+		}
+	}
 }
 
 func readFile(path string) ([]byte, fs.FileMode, error) {
@@ -93,8 +117,9 @@ func readFile(path string) ([]byte, fs.FileMode, error) {
 }
 
 // atomicWrite writes b to a temporary file next to path and renames it
-// over path.
-func atomicWrite(path string, b []byte, mode fs.FileMode) error {
+// over path, with mode and the owner of like (when it exists), so a file
+// rewritten by root for another user stays that user's.
+func atomicWrite(path string, b []byte, mode fs.FileMode, like string) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
@@ -108,6 +133,7 @@ func atomicWrite(path string, b []byte, mode fs.FileMode) error {
 		tmp.Close()
 		return err
 	}
+	keepOwner(tmp, like)
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return err
