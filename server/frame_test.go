@@ -1,9 +1,12 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
 // FuzzInspectFrame: whatever a client sends, inspectFrame never panics; a
@@ -125,5 +128,36 @@ func TestInspectFrameUnicodeFolding(t *testing.T) {
 	f, _ := inspectFrame([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"io.modelcontextprotocol/protocolVersion"}}}`))
 	if f.modern {
 		t.Error("a name in clientInfo made the frame look modern")
+	}
+}
+
+// TestFastPathEligibility: a plain tools/call goes to the fast path; one
+// with any other member in params, of a 2026-07-28 client, or for a tool
+// the server does not have goes to mcp-go.
+func TestFastPathEligibility(t *testing.T) {
+	s := &Server{handlers: map[string]mcpserver.ToolHandlerFunc{"echo": nil}}
+	p := newFastPath(s, context.Background(), nil)
+	base := context.Background()
+	p.base.Store(&base) // as if mcp-go had registered the session
+	tests := []struct {
+		params string
+		want   bool
+	}{
+		{`"name":"echo","arguments":{"text":"x"}`, true},
+		{`"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":1}`, true},
+		{`"name":"echo"`, true},
+		{`"name":"echo","arguments":{"text":"x"},"x-slow":true`, false},
+		{`"name":"echo","requestState":"s"`, false},
+		{`"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`, false},
+		{`"name":"nope","arguments":{}`, false},
+	}
+	for _, tt := range tests {
+		f, bad := inspectFrame([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + tt.params + `}}`))
+		if bad != nil {
+			t.Fatal(bad.msg)
+		}
+		if got := p.eligible(f); got != tt.want {
+			t.Errorf("eligible({%s}) = %v, want %v", tt.params, got, tt.want)
+		}
 	}
 }
