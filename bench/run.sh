@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process benchmarks with the shared harness (../shared/bench): bare
+# Whole-process benchmarks with the project's harness (bench/mcpbench): bare
 # mcp-go echo against `mcp-tools serve --builtins echo`, alternating, RUNS
 # times each, one JSON line per run in bench/results.jsonl. Summarise with
 # bench/summary.py. Loopback only.
@@ -8,8 +8,10 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 N=${N:-20000}
 mkdir -p bin
-go -C ../shared/bench/mcpbench build -o "$PWD/bin/mcpbench" .
-go -C ../shared/bench/mcpgo-echo build -o "$PWD/bin/mcpgo-echo" .
+# The harness (bench/mcpbench) and the bare mcp-go baseline (bench/mcpgo-echo)
+# live in this repository, in their own module: nothing outside it is needed.
+go -C bench build -o "$PWD/bin/mcpbench" ./mcpbench
+go -C bench build -o "$PWD/bin/mcpgo-echo" ./mcpgo-echo
 go build -o bin/mcp-tools ./cmd/mcp-tools
 out=bench/results.jsonl
 : > "$out"
