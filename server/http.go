@@ -627,15 +627,6 @@ func (r *reservation) consume() {
 
 type reservationKey struct{}
 
-func (t *sessionTable) add(id, principal string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.owners == nil {
-		t.owners = make(map[string]string)
-	}
-	t.owners[id] = principal
-}
-
 // addReserved adds a session and, in the same step, gives back the place
 // res held for it (if any), so that the session is never counted twice.
 func (t *sessionTable) addReserved(id, principal string, res *reservation) {
@@ -661,12 +652,6 @@ func (t *sessionTable) remove(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.owners, id)
-}
-
-func (t *sessionTable) len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.owners)
 }
 
 // sessionResolver is the streamable HTTP transport's session id manager:
