@@ -1,6 +1,7 @@
 package approval_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -87,7 +88,7 @@ func TestSignerVerify(t *testing.T) {
 			if tt.state != nil {
 				state = tt.state(t, s)
 			}
-			if err := s.Verify(state, tt.b); !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
+			if err := s.Verify(t.Context(), state, tt.b); !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
 				t.Errorf("Verify = %v, want %v", err, tt.want)
 			}
 		})
@@ -99,17 +100,17 @@ func TestSignerSingleUse(t *testing.T) {
 	b := approval.Binding{Session: "s1", Tool: "t", Args: json.RawMessage(`{}`)}
 	state := s.Sign(b)
 	// A state that does not match is not used up by the attempt.
-	if err := s.Verify(state, approval.Binding{Session: "s2", Tool: "t", Args: b.Args}); !errors.Is(err, approval.ErrMismatch) {
+	if err := s.Verify(t.Context(), state, approval.Binding{Session: "s2", Tool: "t", Args: b.Args}); !errors.Is(err, approval.ErrMismatch) {
 		t.Fatalf("Verify(other session) = %v, want ErrMismatch", err)
 	}
-	if err := s.Verify(state, b); err != nil {
+	if err := s.Verify(t.Context(), state, b); err != nil {
 		t.Fatalf("first Verify = %v, want nil", err)
 	}
-	if err := s.Verify(state, b); !errors.Is(err, approval.ErrReplayed) {
+	if err := s.Verify(t.Context(), state, b); !errors.Is(err, approval.ErrReplayed) {
 		t.Errorf("second Verify = %v, want ErrReplayed", err)
 	}
 	// Two states for the same call are independent.
-	if err := s.Verify(s.Sign(b), b); err != nil {
+	if err := s.Verify(t.Context(), s.Sign(b), b); err != nil {
 		t.Errorf("Verify(fresh state for the same call) = %v, want nil", err)
 	}
 }
@@ -132,7 +133,7 @@ func TestSignerExpiry(t *testing.T) {
 			b := approval.Binding{Session: "s", Tool: "t"}
 			state := s.Sign(b)
 			*now = now.Add(tt.after)
-			if err := s.Verify(state, b); !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
+			if err := s.Verify(t.Context(), state, b); !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
 				t.Errorf("Verify after %s = %v, want %v", tt.after, err, tt.want)
 			}
 		})
@@ -143,7 +144,7 @@ func TestSignerPrunesUsedNonces(t *testing.T) {
 	s, now := testSigner(time.Minute)
 	b := approval.Binding{Session: "s", Tool: "t"}
 	for range 3 {
-		if err := s.Verify(s.Sign(b), b); err != nil {
+		if err := s.Verify(t.Context(), s.Sign(b), b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -151,7 +152,7 @@ func TestSignerPrunesUsedNonces(t *testing.T) {
 		t.Fatalf("used nonces kept = %d, want 3", got)
 	}
 	*now = now.Add(2 * time.Minute)
-	if err := s.Verify(s.Sign(b), b); err != nil {
+	if err := s.Verify(t.Context(), s.Sign(b), b); err != nil {
 		t.Fatal(err)
 	}
 	if got := approval.UsedNonces(s); got != 1 {
@@ -179,7 +180,7 @@ func FuzzVerify(f *testing.F) {
 	f.Add("")
 	f.Add("a.b")
 	f.Fuzz(func(t *testing.T, state string) {
-		err := s.Verify(state, b)
+		err := s.Verify(t.Context(), state, b)
 		if err == nil {
 			if state != genuine {
 				t.Errorf("Verify(%q) = nil, want only the genuine state %q to verify", state, genuine)
@@ -193,4 +194,70 @@ func FuzzVerify(f *testing.F) {
 		}
 		t.Errorf("Verify(%q) = %v, want one of the Err values", state, err)
 	})
+}
+
+func TestSignersSharingAKeyVerifyEachOther(t *testing.T) {
+	key := []byte(strings.Repeat("k", 32))
+	spent := map[string]bool{}
+	spend := func(_ context.Context, id string, _ time.Time) (bool, error) {
+		if spent[id] {
+			return false, nil
+		}
+		spent[id] = true
+		return true, nil
+	}
+	a, err := approval.NewSignerWith(approval.SignerOptions{Key: key, Spend: spend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := approval.NewSignerWith(approval.SignerOptions{Key: key, Spend: spend})
+	bind := approval.Binding{Session: "s", Tool: "t", Args: json.RawMessage(`{}`)}
+	state := a.Sign(bind)
+	if err := b.Verify(t.Context(), state, bind); err != nil {
+		t.Fatalf("another signer with the same key: Verify = %v, want nil", err)
+	}
+	if err := a.Verify(t.Context(), state, bind); !errors.Is(err, approval.ErrReplayed) {
+		t.Fatalf("replayed to the first signer: Verify = %v, want ErrReplayed", err)
+	}
+	other, _ := approval.NewSignerWith(approval.SignerOptions{Key: []byte(strings.Repeat("o", 32))})
+	if err := other.Verify(t.Context(), a.Sign(bind), bind); !errors.Is(err, approval.ErrForged) {
+		t.Fatalf("a signer with another key: Verify = %v, want ErrForged", err)
+	}
+}
+
+func TestSignerRotation(t *testing.T) {
+	old := []byte(strings.Repeat("o", 32))
+	current := []byte(strings.Repeat("n", 32))
+	bind := approval.Binding{Session: "s", Tool: "t"}
+	before, _ := approval.NewSignerWith(approval.SignerOptions{Key: old})
+	now := time.Unix(1_700_000_000, 0)
+	after, err := approval.NewSignerWith(approval.SignerOptions{Key: current, Previous: old, PreviousUntil: now.Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approval.SetClock(before, func() time.Time { return now })
+	approval.SetClock(after, func() time.Time { return now })
+	if err := after.Verify(t.Context(), before.Sign(bind), bind); err != nil {
+		t.Fatalf("a state of the previous key, within its window: Verify = %v, want nil", err)
+	}
+	late := before.Sign(bind)
+	now = now.Add(2 * time.Minute)
+	if err := after.Verify(t.Context(), late, bind); !errors.Is(err, approval.ErrForged) {
+		t.Fatalf("a state of the previous key, after its window: Verify = %v, want ErrForged", err)
+	}
+}
+
+func TestSignerRefusesShortKeysAndSpendErrors(t *testing.T) {
+	if _, err := approval.NewSignerWith(approval.SignerOptions{Key: []byte("short")}); err == nil {
+		t.Error("NewSignerWith(5-byte key) = nil error, want one")
+	}
+	if _, err := approval.NewSignerWith(approval.SignerOptions{Key: []byte(strings.Repeat("k", 32)), Previous: []byte("x")}); err == nil {
+		t.Error("NewSignerWith(short previous key) = nil error, want one")
+	}
+	down := errors.New("store down")
+	s, _ := approval.NewSignerWith(approval.SignerOptions{Spend: func(context.Context, string, time.Time) (bool, error) { return false, down }})
+	bind := approval.Binding{Session: "s", Tool: "t"}
+	if err := s.Verify(t.Context(), s.Sign(bind), bind); !errors.Is(err, down) {
+		t.Errorf("Verify with a failing Spend = %v, want the Spend error", err)
+	}
 }

@@ -44,7 +44,7 @@ const (
 var kinds = []tools.Kind{
 	tools.KindInvalidArguments, tools.KindExecutionFailed, tools.KindInternal,
 	tools.KindTimeout, tools.KindCancelled, tools.KindApprovalDenied,
-	tools.KindBudgetExhausted, tools.KindResultTooLarge,
+	tools.KindBudgetExhausted, tools.KindResultTooLarge, tools.KindUnavailable,
 }
 
 func (t *Telemetry) register() error {

@@ -30,6 +30,10 @@ const (
 	// KindResultTooLarge: the tool's result was over the server's cap on a
 	// result's size, and was not sent.
 	KindResultTooLarge Kind = "result_too_large"
+	// KindUnavailable: something the call needs besides the tool (the
+	// state store that replicas share) could not be reached, so the call
+	// was not run; it can be retried as it is.
+	KindUnavailable Kind = "unavailable"
 )
 
 // Error is a failed call: its kind, an optional numeric code, and a message
