@@ -12,6 +12,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-tools/mcp-tools/approval"
+	"github.com/mcp-tools/mcp-tools/state"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
@@ -60,7 +61,6 @@ type approvals struct {
 	policy    approval.Policy
 	heartbeat time.Duration
 	signer    *approval.Signer
-	memory    approval.Memory
 }
 
 // bindingFor binds a state to the call: the session (or, without one, the
@@ -107,7 +107,11 @@ func (s *Server) approvalMiddleware(info tools.Info, gated bool, v *schema.Valid
 				// its first call; the retry's answer is for that step.
 				return next(ctx, args)
 			}
-			if sess.ID != "" && s.approvals.memory.Remembered(sess.ID, name) {
+			remembered, err := s.remembered(ctx, sess.ID, name)
+			if err != nil {
+				return tools.Result{}, err
+			}
+			if remembered {
 				if err := charge(); err != nil {
 					return tools.Result{}, err
 				}
@@ -144,7 +148,11 @@ func (s *Server) approvalMiddleware(info tools.Info, gated bool, v *schema.Valid
 			switch out.Decision {
 			case approval.Approve, approval.Edit:
 				if out.Remember && sess.ID != "" {
-					s.approvals.memory.Remember(sess.ID, name)
+					// Best effort: a store that fails here costs the
+					// person one more question, never a call.
+					if err := s.store.Set(ctx, rememberKey(sess.ID, name), []byte{1}, rememberTTL); err != nil {
+						s.log.Warn("approval not remembered: the state store cannot be reached", "tool", name, "err", err)
+					}
 				}
 				runArgs := args
 				if out.Decision == approval.Edit {
@@ -158,9 +166,47 @@ func (s *Server) approvalMiddleware(info tools.Info, gated bool, v *schema.Valid
 	}
 }
 
+// rememberKey is where "approved for the rest of session" is kept.
+func rememberKey(session, tool string) string { return "approved:" + session + ":" + tool }
+
+// remembered reports whether a person approved tool for the rest of the
+// session. A store that cannot be reached is an error, not a question:
+// asking again would be safe, but budgets and states need the store too.
+func (s *Server) remembered(ctx context.Context, session, tool string) (bool, error) {
+	if session == "" {
+		return false, nil
+	}
+	_, err := s.store.Get(ctx, rememberKey(session, tool), 0)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, state.ErrNotFound):
+		return false, nil
+	case ctx.Err() != nil:
+		return false, &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled", Err: err}
+	default:
+		return false, unavailable("remembered approvals cannot be read", err)
+	}
+}
+
+// forgetSession drops what the store keeps for a session that ended: its
+// budget and its remembered approvals.
+func (s *Server) forgetSession(ctx context.Context, id string) {
+	keys := []string{"budget:session:" + id}
+	for _, name := range s.gatedNames {
+		keys = append(keys, rememberKey(id, name))
+	}
+	if err := s.store.Delete(ctx, keys...); err != nil {
+		s.log.Warn("the state of an ended session was not dropped; it expires on its own", "err", err)
+	}
+}
+
 // resume reads the answer a modern client sent back with its retry.
 func (s *Server) resume(ctx context.Context, name string, args json.RawMessage, form approval.Form, rt mcp.MultiRoundTripParams, v *schema.Validator) (approval.Outcome, error) {
-	if err := s.approvals.signer.Verify(rt.RequestState, bindingFor(ctx, name, args)); err != nil {
+	if err := s.approvals.signer.Verify(ctx, rt.RequestState, bindingFor(ctx, name, args)); err != nil {
+		if storeErr(err) {
+			return approval.Outcome{}, unavailable("the approval answer cannot be checked", err)
+		}
 		if errors.Is(err, approval.ErrExpired) {
 			// Never the on-timeout decision: a late answer and a replayed
 			// old state look the same, and neither may run the tool.
@@ -216,6 +262,9 @@ func (s *Server) ask(ctx context.Context, info tools.Info, args json.RawMessage,
 	defer cancel()
 	stop := s.heartbeat(ctx, info.Name)
 	defer stop()
+	if sess, _ := tools.SessionFrom(ctx); sess.ID != "" {
+		defer s.startAsking(sess.ID)()
+	}
 	ans, err := s.mcp.RequestElicitation(waitCtx, mcp.ElicitationRequest{
 		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
 		Params:  params,

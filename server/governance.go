@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
+	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
 
+	"github.com/mcp-tools/mcp-tools/state"
 	"github.com/mcp-tools/mcp-tools/tools"
 )
 
@@ -40,33 +41,6 @@ func (s *Server) limitsFor(info tools.Info) tools.Limits {
 	return l
 }
 
-// budgets counts calls per session (or, with bearer tokens, per token).
-type budgets struct {
-	max  int
-	mu   sync.Mutex
-	used map[string]int
-}
-
-// take spends one call of key's budget, or reports false when it is spent.
-func (b *budgets) take(key string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.used == nil {
-		b.used = make(map[string]int)
-	}
-	if b.used[key] >= b.max {
-		return false
-	}
-	b.used[key]++
-	return true
-}
-
-func (b *budgets) forget(key string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.used, key)
-}
-
 // budgetKey is whose budget a call spends: the bearer token's, when tokens
 // are in use (a new session does not reset it), else the session's.
 func budgetKey(ctx context.Context) string {
@@ -87,7 +61,7 @@ func budgetKey(ctx context.Context) string {
 // any call, or refused before anything runs.
 func (s *Server) budgetMiddleware(gated bool) tools.Middleware {
 	return func(info tools.Info, next tools.Func) tools.Func {
-		if s.budgets.max <= 0 {
+		if s.opts.MaxCallsPerSession <= 0 {
 			return next
 		}
 		name := info.Name
@@ -115,11 +89,24 @@ func chargeLater(ctx context.Context, tool string) bool {
 	return name != "" && name == tool
 }
 
-// charge spends one call of the caller's budget.
+// charge spends one call of the caller's budget, in the store: exact
+// across replicas. A session's counter lives while the session is used (it
+// goes when the session ends); a token's has no end.
 func (s *Server) charge(ctx context.Context) error {
-	if !s.budgets.take(budgetKey(ctx)) {
+	who := budgetKey(ctx)
+	var ttl time.Duration
+	if strings.HasPrefix(who, "session:") {
+		ttl = sessionBudgetTTL
+	}
+	ok, err := s.store.Take(ctx, "budget:"+who, int64(s.opts.MaxCallsPerSession), ttl)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return &tools.Error{Kind: tools.KindCancelled, Message: "the call was cancelled", Err: err}
+	case err != nil:
+		return unavailable("the call budget cannot be checked", err)
+	case !ok:
 		return &tools.Error{Kind: tools.KindBudgetExhausted,
-			Message: fmt.Sprintf("tool call budget of %d calls exhausted for this session", s.budgets.max)}
+			Message: fmt.Sprintf("tool call budget of %d calls exhausted for this session", s.opts.MaxCallsPerSession)}
 	}
 	return nil
 }
@@ -156,15 +143,20 @@ func (s *Server) globalLimitMiddleware(_ tools.Info, next tools.Func) tools.Func
 
 // toolLimitMiddleware applies a tool's own concurrency bound and rate. The
 // limiter is made here, once per tool, and shared by every chain the
-// returned middleware wraps.
+// returned middleware wraps. With a shared store the rate is the fleet's
+// (every replica draws on one limiter in the store); the concurrency bound
+// is always this replica's.
 func (s *Server) toolLimitMiddleware(info tools.Info) tools.Middleware {
 	o := s.limitsFor(info)
 	var sem chan struct{}
 	if o.MaxConcurrency > 0 {
 		sem = make(chan struct{}, o.MaxConcurrency)
 	}
-	var lim *rate.Limiter
-	if o.Rate > 0 {
+	var lim waiter
+	switch {
+	case o.Rate > 0 && s.shared:
+		lim = sharedRate{store: s.store, key: "rate:" + info.Name, rate: o.Rate, burst: max(o.Burst, 1)}
+	case o.Rate > 0:
 		lim = rate.NewLimiter(rate.Limit(o.Rate), max(o.Burst, 1))
 	}
 	return func(_ tools.Info, next tools.Func) tools.Func {
@@ -175,7 +167,41 @@ func (s *Server) toolLimitMiddleware(info tools.Info) tools.Middleware {
 	}
 }
 
-func limited(info tools.Info, o ToolOptions, sem chan struct{}, lim *rate.Limiter, next tools.Func) tools.Func {
+// waiter waits for a rate limiter's permission.
+type waiter interface {
+	Wait(ctx context.Context) error
+}
+
+// sharedRate is a rate limiter in the store, one for the whole fleet.
+type sharedRate struct {
+	store state.Store
+	key   string
+	rate  float64
+	burst int
+}
+
+// Wait asks the store until the event is allowed, sleeping as long as it
+// says between asks.
+func (r sharedRate) Wait(ctx context.Context) error {
+	for {
+		wait, err := r.store.Allow(ctx, r.key, r.rate, r.burst)
+		if err != nil {
+			return err
+		}
+		if wait <= 0 {
+			return nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
+func limited(info tools.Info, o ToolOptions, sem chan struct{}, lim waiter, next tools.Func) tools.Func {
 	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 		if sem != nil {
 			if err := waitSlot(ctx, sem, fmt.Sprintf("a free place (%q runs at most %d at once)", info.Name, o.MaxConcurrency)); err != nil {
@@ -185,6 +211,9 @@ func limited(info tools.Info, o ToolOptions, sem chan struct{}, lim *rate.Limite
 		}
 		if lim != nil {
 			if err := lim.Wait(ctx); err != nil {
+				if storeErr(err) && ctx.Err() == nil {
+					return tools.Result{}, unavailable(fmt.Sprintf("%q's shared rate limit cannot be checked", info.Name), err)
+				}
 				return tools.Result{}, &tools.Error{Kind: tools.KindCancelled, Message: fmt.Sprintf("the call was cancelled while waiting for %q's rate limit", info.Name), Err: err}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-tools/mcp-tools/state"
 )
 
 // Transport names, as logs and cmd/mcp-tools's --transport spell them.
@@ -78,6 +81,18 @@ func (s *Server) SSEHandler() http.Handler {
 func (s *Server) httpTransport(transport string) *httpTransport {
 	auth := len(s.opts.BearerTokens) > 0 || s.opts.OAuth != nil
 	table := &sessionTable{max: s.opts.MaxSessions}
+	var rl *relay
+	if transport == TransportHTTP && s.shared {
+		// Sessions live in the store, so that every replica serves them.
+		table.store, table.ttl = s.store, s.opts.SessionIdleTimeout
+		table.onEnd = func(ctx context.Context, id string) {
+			if err := s.store.Delete(ctx, sessionKey(id)); err != nil {
+				s.log.Warn("session record not deleted: the state store cannot be reached; it expires when idle", "err", err)
+			}
+			s.forgetSession(ctx, id)
+			rl.ended(ctx, id)
+		}
+	}
 	s.closersMu.Lock()
 	s.tables = append(s.tables, table)
 	s.closersMu.Unlock()
@@ -126,9 +141,22 @@ func (s *Server) httpTransport(transport string) *httpTransport {
 		)
 		g.streamable = true
 		g.sessionOf = func(r *http.Request) string { return r.Header.Get(mcp.HeaderSessionID) }
+		if table.store != nil {
+			rl = newRelay(s, h, table)
+			g.relay = rl
+			g.hydrate = func(ctx context.Context, id string, rec sessionRecord, version string) error {
+				return s.hydrate(ctx, h, id, rec, version)
+			}
+		}
 		mux.Handle(PathMCP, g.wrap(h))
-		// Shutdown stops the idle-session sweeper and closes every session.
-		t = &httpTransport{handler: mux, guard: g, close: func(ctx context.Context) { _ = h.Shutdown(ctx) }}
+		// Shutdown stops the idle-session sweeper and closes every session
+		// (this replica's copies only, in a fleet).
+		t = &httpTransport{handler: mux, guard: g, close: func(ctx context.Context) {
+			_ = h.Shutdown(ctx)
+			if rl != nil {
+				rl.close()
+			}
+		}}
 	case TransportSSE:
 		h := mcpserver.NewSSEServer(s.mcp,
 			mcpserver.WithSSEEndpoint(PathSSE),
@@ -214,14 +242,24 @@ func (s *Server) Serve(ln net.Listener, h http.Handler) error {
 	select {
 	case err := <-errc:
 		return err
-	case <-s.shutdownDone:
+	case <-s.draining:
 	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+	// No new connections from now on, and idle ones close: a balancer
+	// sends new requests elsewhere (a refused connection is retried on
+	// another replica; a request already sent is not). The requests in
+	// flight, and the open streams, go on until the shutdown is over.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		_ = srv.Close()
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(ctx) }()
+	err := <-errc // the listener is closed
+	<-s.shutdownDone
+	t := time.AfterFunc(time.Second, cancel)
+	defer t.Stop()
+	if <-shut != nil {
+		_ = srv.Close() // streams still open a second after the shutdown
 	}
-	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -276,6 +314,12 @@ type guard struct {
 
 	inFlight  atomic.Int64 // POST requests being served
 	lastWrite atomic.Int64 // unix nanos of the last write on any stream
+
+	// With a shared store (streamable HTTP): relay forwards answers to
+	// other replicas, and hydrate brings a session another replica opened
+	// into this one's engine.
+	relay   *relay
+	hydrate func(ctx context.Context, id string, rec sessionRecord, version string) error
 }
 
 // corsAllowHeaders are the request headers a browser client may send.
@@ -312,15 +356,28 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			return
 		}
 		id := g.sessionOf(r)
+		auth := len(g.tokens) > 0 || g.oauth != nil
 		// A session is only ever used by the principal that opened it: on
 		// every method (mcp-go's GET stream and DELETE do not ask the
 		// session manager first), and on both HTTP transports.
 		if id != "" {
-			owner, known := g.sessions.owner(id)
-			if (known && (len(g.tokens) > 0 || g.oauth != nil) && owner != principalOf(r, true)) ||
+			owner, known, rec, err := g.sessions.lookup(r.Context(), id)
+			if err != nil {
+				g.storeDown(w, r, err)
+				return
+			}
+			if (known && auth && owner != principalOf(r, true)) ||
 				(!known && g.streamable && r.Method == http.MethodDelete) {
 				writeJSONRPCError(w, http.StatusNotFound, nil, mcp.INVALID_REQUEST, "no such session: it ended, or it never existed; initialize a new one")
 				return
+			}
+			if g.sessions.store != nil {
+				r = r.WithContext(context.WithValue(r.Context(), lookedUpKey{}, lookedUp{id: id, owner: owner, known: known}))
+				if known && r.Method != http.MethodDelete && !g.sessions.isLocal(id) {
+					if err := g.hydrate(r.Context(), id, rec, r.Header.Get(mcp.HeaderProtocolVersion)); err != nil {
+						g.log.Warn("session opened on another replica not taken over; this request is served without its client's capabilities", "err", err)
+					}
+				}
 			}
 		}
 		if r.Method == http.MethodGet && !g.streamable {
@@ -390,6 +447,19 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				// (boundSessions.Generate); else it is released here.
 				res := &reservation{t: g.sessions}
 				defer res.consume()
+				if g.sessions.store != nil {
+					// The record is written before mcp-go answers, so that
+					// the client's next request finds it on any replica.
+					var init struct {
+						Params json.RawMessage `json:"params"`
+					}
+					_ = json.Unmarshal(body, &init)
+					res.id = "mcp-session-" + rand.Text()
+					if err := g.sessions.createRecord(r.Context(), res.id, sessionRecord{Owner: principalOf(r, auth), Init: init.Params}); err != nil {
+						g.storeDown(w, r, err)
+						return
+					}
+				}
 				r = r.WithContext(context.WithValue(r.Context(), reservationKey{}, res))
 			case id == "":
 				writeJSONRPCError(w, http.StatusBadRequest, f.id, mcp.INVALID_REQUEST,
@@ -400,12 +470,45 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		g.inFlight.Add(1)
 		defer g.inFlight.Add(-1)
+		if g.relay != nil && f.response && id != "" && !f.modern && !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
+			g.answer(w, r, next, id, body)
+			return
+		}
 		sw := &streamWriter{ResponseWriter: w, last: &g.lastWrite}
 		if g.streamable {
 			r = r.WithContext(context.WithValue(r.Context(), streamWriterKey{}, sw))
 		}
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// answer delivers a client's answer to a server request (an approval's
+// elicitation/create): here when the question is this replica's, else
+// through the relay to the replica that asked it.
+func (g *guard) answer(w http.ResponseWriter, r *http.Request, next http.Handler, id string, body []byte) {
+	rec := &recorded{header: http.Header{}}
+	next.ServeHTTP(rec, r)
+	if rec.status != http.StatusAccepted && g.relay.forward(r.Context(), id, r.Header.Get(mcp.HeaderProtocolVersion), body) {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	for k, v := range rec.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(rec.body.Bytes())
+}
+
+// storeDown answers a request that needs the shared store when it cannot
+// be reached: 503, to be retried.
+func (g *guard) storeDown(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		return // the client is gone
+	}
+	g.log.Warn("HTTP request refused: the state store cannot be reached", "err", err)
+	w.Header().Set("Retry-After", "1")
+	writeJSONRPCError(w, http.StatusServiceUnavailable, nil, codeServerBusy,
+		"service unavailable: the shared state store cannot be reached; retry in a moment")
 }
 
 func (g *guard) tooManySessions(w http.ResponseWriter) {
@@ -586,8 +689,17 @@ func principalOf(r *http.Request, auth bool) string {
 // principal that opened each. It is bounded (reserve) and forgets a session
 // as soon as it ends: unlike mcp-go's InsecureStatefulSessionIdManager, it
 // keeps nothing of terminated sessions (an unknown id gets 404 alike).
+//
+// With a store (streamable HTTP with a shared state.Store), the session
+// records live there, so every replica knows every session (fleet.go); the
+// local map then holds the sessions this replica's mcp-go engine has, and
+// the bound counts those.
 type sessionTable struct {
-	max int // < 0: no bound
+	max   int // < 0: no bound
+	store state.Store
+	ttl   time.Duration // a record's idle timeout (<= 0: none)
+	// onEnd runs when a principal ends a session (DELETE), with a store.
+	onEnd func(ctx context.Context, id string)
 
 	mu       sync.Mutex
 	owners   map[string]string
@@ -613,10 +725,13 @@ func (t *sessionTable) release() {
 	t.reserved--
 }
 
-// reservation is a place taken by reserve, released once.
+// reservation is a place taken by reserve, released once. id, when set,
+// is the session id already recorded in the store for the initialize
+// that holds the place.
 type reservation struct {
 	t    *sessionTable
 	done atomic.Bool
+	id   string
 }
 
 func (r *reservation) consume() {
@@ -641,11 +756,29 @@ func (t *sessionTable) addReserved(id, principal string, res *reservation) {
 	}
 }
 
+// owner returns the principal that opened a session this replica has.
 func (t *sessionTable) owner(id string) (string, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, ok := t.owners[id]
 	return p, ok
+}
+
+// isLocal reports whether this replica's engine has the session.
+func (t *sessionTable) isLocal(id string) bool {
+	_, ok := t.owner(id)
+	return ok
+}
+
+// lookup returns a session's owner, from the store when there is one
+// (renewing the session's idle timeout there), else from this replica.
+func (t *sessionTable) lookup(ctx context.Context, id string) (owner string, known bool, rec sessionRecord, err error) {
+	if t.store == nil {
+		owner, known = t.owner(id)
+		return owner, known, rec, nil
+	}
+	rec, known, err = t.lookupRecord(ctx, id)
+	return rec.Owner, known, rec, err
 }
 
 func (t *sessionTable) remove(id string) {
@@ -667,25 +800,70 @@ func (r sessionResolver) ResolveSessionIdManager(req *http.Request) mcpserver.Se
 		// or shutdown): that is the server, which may end any session.
 		return boundSessions{t: r.t, any: true}
 	}
+	if in, ok := req.Context().Value(internalKey{}).(internalReq); ok {
+		return boundSessions{t: r.t, any: true, internal: true, in: in}
+	}
 	res, _ := req.Context().Value(reservationKey{}).(*reservation)
-	return boundSessions{t: r.t, principal: principalOf(req, r.auth), res: res}
+	seen, _ := req.Context().Value(lookedUpKey{}).(lookedUp)
+	return boundSessions{t: r.t, principal: principalOf(req, r.auth), res: res, seen: seen, ctx: req.Context()}
 }
+
+// lookedUp is the guard's lookup of the session a request names, kept in
+// the request's context so that the session manager does not ask the
+// store again.
+type lookedUp struct {
+	id, owner string
+	known     bool
+}
+
+type lookedUpKey struct{}
 
 type boundSessions struct {
 	t         *sessionTable
 	principal string
 	any       bool         // the server's own view: every session is its
+	internal  bool         // a request the server made itself
+	in        internalReq  // what it carries
 	res       *reservation // the initialize request's place, if any
+	seen      lookedUp     // the guard's lookup, if it made one
+	ctx       context.Context
 }
 
 func (b boundSessions) Generate() string {
+	switch {
+	case b.in.hydrate != "":
+		b.t.addReserved(b.in.hydrate, b.in.owner, nil)
+		return b.in.hydrate
+	case b.res != nil && b.res.id != "":
+		b.t.addReserved(b.res.id, b.principal, b.res)
+		return b.res.id
+	}
 	id := "mcp-session-" + rand.Text()
 	b.t.addReserved(id, b.principal, b.res)
 	return id
 }
 
+// lookup finds a session: the guard's lookup when it made one, else the
+// table's.
+func (b boundSessions) lookup(id string) (owner string, known bool, err error) {
+	if b.seen.id == id && id != "" {
+		return b.seen.owner, b.seen.known, nil
+	}
+	ctx := b.ctx
+	if ctx == nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+	}
+	owner, known, _, err = b.t.lookup(ctx, id)
+	return owner, known, err
+}
+
 func (b boundSessions) Validate(id string) (bool, error) {
-	owner, ok := b.t.owner(id)
+	owner, ok, err := b.lookup(id)
+	if err != nil {
+		return false, err
+	}
 	if !ok || (!b.any && owner != b.principal) {
 		return false, errors.New("session not found")
 	}
@@ -693,8 +871,28 @@ func (b boundSessions) Validate(id string) (bool, error) {
 }
 
 func (b boundSessions) Terminate(id string) (bool, error) {
-	if owner, ok := b.t.owner(id); ok && !b.any && owner != b.principal {
-		return false, errors.New("session not found") // another principal's: not for them to see
+	if b.any && !b.internal && b.t.store != nil {
+		// The server ends its own copy (idle here, or shutting down): the
+		// session lives on in the fleet until a DELETE or its record's
+		// idle timeout.
+		b.t.remove(id)
+		return false, nil
+	}
+	if !b.any {
+		owner, ok, err := b.lookup(id)
+		if err != nil {
+			return false, err
+		}
+		if ok && owner != b.principal {
+			return false, errors.New("session not found") // another principal's: not for them to see
+		}
+	}
+	if b.t.store != nil && b.t.onEnd != nil {
+		ctx := b.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		b.t.onEnd(context.WithoutCancel(ctx), id)
 	}
 	b.t.remove(id)
 	return false, nil

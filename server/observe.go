@@ -69,7 +69,9 @@ func observeRequest(ctx context.Context, tel *telemetry.Telemetry, req mcp.CallT
 // OpsHandler serves the operational endpoints: GET /metrics (metrics, when
 // not nil: a telemetry.Telemetry's Handler), GET /healthz (200 while the
 // process serves) and GET /readyz (200 until a shutdown begins, then 503,
-// so a load balancer stops sending new sessions). None of them takes a
+// so a load balancer stops sending new sessions; 503 too while a shared
+// state store cannot be reached, which a background ping checks every
+// second, so the answer costs nothing). None of them takes a
 // bearer token or touches a session; an Origin header that is not allowed
 // gets 403, as on the MCP endpoints.
 func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
@@ -88,6 +90,11 @@ func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
 			io.WriteString(w, "shutting down\n")
 			return
 		}
+		if s.health != nil && s.health.down.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, "state store unreachable\n")
+			return
+		}
 		io.WriteString(w, "ready\n")
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -101,6 +108,9 @@ func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
 
 // ready reports whether the server takes new calls.
 func (s *Server) ready() bool {
+	if s.notReady.Load() {
+		return false
+	}
 	s.calls.mu.Lock()
 	defer s.calls.mu.Unlock()
 	return !s.calls.draining

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,7 +25,7 @@ import (
 // requestState is sealed here: the pipeline, who called it and with which
 // arguments, the step to resume at and that step's arguments, and the
 // step's own approval state, encrypted and authenticated (AES-256-GCM) with
-// a per-server key, and short-lived. The retry resumes at that step: the
+// the server's state key (Options.StateKeys; every replica of a fleet shares it), and short-lived. The retry resumes at that step: the
 // steps before it do not run again (a step whose output varies, a clock or
 // the web, cannot make the retry a different call), the pipeline is not
 // charged again, and any number of gated steps are asked in turn. The
@@ -49,29 +48,41 @@ type resumePoint struct {
 }
 
 // sealer seals and opens resume states. Each state is good for one
-// retry: spent ones are remembered until they expire.
+// retry: spent ones are marked in the store until they expire.
 type sealer struct {
-	aead cipher.AEAD
-	ttl  time.Duration
-
-	mu    sync.Mutex
-	spent map[string]int64 // nonce -> expiry (unix seconds)
+	aead     cipher.AEAD
+	previous cipher.AEAD // also opens, until `until`; nil: none
+	until    time.Time
+	ttl      time.Duration
+	spend    approval.SpendFunc
 }
 
-func newSealer(ttl time.Duration) *sealer {
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		panic("server: no randomness for the resume key: " + err.Error())
+// newSealer seals with key (nil: a random one), and opens with previous
+// too until the given time.
+func newSealer(ttl time.Duration, key, previous []byte, until time.Time, spend approval.SpendFunc) *sealer {
+	if key == nil {
+		key = make([]byte, 32)
+		if _, err := rand.Read(key); err != nil {
+			panic("server: no randomness for the resume key: " + err.Error())
+		}
 	}
+	s := &sealer{aead: gcm(key), ttl: ttl, spend: spend}
+	if previous != nil {
+		s.previous, s.until = gcm(previous), until
+	}
+	return s
+}
+
+func gcm(key []byte) cipher.AEAD {
 	block, err := aes.NewCipher(key)
 	if err != nil {
-		panic(err)
+		panic(err) // keys are 32 bytes, derived
 	}
 	aead, err := cipher.NewGCM(block)
 	if err != nil {
 		panic(err)
 	}
-	return &sealer{aead: aead, ttl: ttl, spent: map[string]int64{}}
+	return aead
 }
 
 func argsHash(args json.RawMessage) string {
@@ -98,13 +109,16 @@ var errResumeState = errors.New("the state is not one this server issued for thi
 
 // open returns the point a state says, checked against the call it came
 // back with.
-func (s *sealer) open(state, who, tool string, args json.RawMessage) (resumePoint, error) {
+func (s *sealer) open(ctx context.Context, state, who, tool string, args json.RawMessage) (resumePoint, error) {
 	var p resumePoint
 	box, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(state, resumePrefix))
 	if err != nil || len(box) < s.aead.NonceSize() {
 		return p, errResumeState
 	}
 	plain, err := s.aead.Open(nil, box[:s.aead.NonceSize()], box[s.aead.NonceSize():], []byte(resumePrefix))
+	if err != nil && s.previous != nil && time.Now().Before(s.until) {
+		plain, err = s.previous.Open(nil, box[:s.aead.NonceSize()], box[s.aead.NonceSize():], []byte(resumePrefix))
+	}
 	if err != nil || json.Unmarshal(plain, &p) != nil {
 		return p, errResumeState
 	}
@@ -114,33 +128,17 @@ func (s *sealer) open(state, who, tool string, args json.RawMessage) (resumePoin
 	if time.Now().Unix() > p.Exp {
 		return p, approval.ErrExpired
 	}
-	if !s.spend(p) {
+	first, err := s.spend(ctx, "resume-state:"+p.Nonce, time.Unix(p.Exp, 0))
+	if err != nil {
+		return p, err
+	}
+	if !first {
 		return p, errResumeUsed
 	}
 	return p, nil
 }
 
 var errResumeUsed = errors.New("the state was already used: each answer resumes the call once")
-
-// spend marks p's state used, or reports false when it already was.
-// Expired marks are dropped as new ones come.
-func (s *sealer) spend(p resumePoint) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, used := s.spent[p.Nonce]; used {
-		return false
-	}
-	if len(s.spent) >= 1024 {
-		now := time.Now().Unix()
-		for n, exp := range s.spent {
-			if exp < now {
-				delete(s.spent, n)
-			}
-		}
-	}
-	s.spent[p.Nonce] = p.Exp
-	return true
-}
 
 type resumeKey struct{}
 
@@ -170,7 +168,10 @@ func (s *Server) resumeMiddleware(info tools.Info, next tools.Func) tools.Func {
 		if !ok || !strings.HasPrefix(rt.RequestState, resumePrefix) {
 			return next(ctx, args)
 		}
-		p, err := s.resumes.open(rt.RequestState, bindingFor(ctx, name, args).Session, name, args)
+		p, err := s.resumes.open(ctx, rt.RequestState, bindingFor(ctx, name, args).Session, name, args)
+		if storeErr(err) {
+			return tools.Result{}, unavailable("the approval answer cannot be checked", err)
+		}
 		if err != nil {
 			msg := fmt.Sprintf("Rejected: the approval answer was refused (%v); the tool did not run", err)
 			if errors.Is(err, approval.ErrExpired) {

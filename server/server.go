@@ -45,12 +45,14 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-tools/mcp-tools/approval"
+	"github.com/mcp-tools/mcp-tools/state"
 	"github.com/mcp-tools/mcp-tools/telemetry"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
@@ -182,6 +184,22 @@ type Options struct {
 	// ProgressInterval is the least time between two progress
 	// notifications of one call. Zero: DefaultProgressInterval.
 	ProgressInterval time.Duration
+
+	// State holds what the replicas of a fleet share: call budgets,
+	// single-use marks on approval states, remembered approvals, streamable
+	// HTTP session records and, with a shared store, per-tool rate limits
+	// (which then limit the whole fleet). See package state. Nil: a new
+	// in-memory store, so this process is the whole fleet. The server does
+	// not close a store it was given.
+	State state.Store
+	// StateKeys sign approval states and seal pipeline resume states; give
+	// every replica the same. Zero: a random key per process.
+	StateKeys StateKeys
+	// DrainDelay is how long, once a shutdown begins, the server keeps
+	// serving as usual while /readyz already reports it not ready, so that
+	// a balancer that polls readiness stops sending it requests before it
+	// drains. Zero: it drains at once.
+	DrainDelay time.Duration
 }
 
 // positive sets *p to def when it is zero or negative.
@@ -237,10 +255,26 @@ type Server struct {
 	// tables hold the open sessions of each HTTP transport made.
 	tables    []*sessionTable
 	limits    sessionLimits
-	budgets   budgets
 	approvals approvals
-	resumes   *sealer       // seals a composite's state on 2026-07-28 retries
-	global    chan struct{} // server-wide in-flight places; nil: no bound
+	resumes   *sealer // seals a composite's state on 2026-07-28 retries
+	// store holds what replicas share (Options.State, or a memory store);
+	// shared says it is not this process's alone; health watches a shared
+	// store for /readyz; gatedNames are the gated tools, whose remembered
+	// approvals a session's end forgets.
+	store      state.Store
+	shared     bool
+	health     *storeHealth
+	gatedNames []string
+	// relay carries elicitation answers and session ends between replicas
+	// (nil without a shared store).
+	relay *relay
+	// asks counts, per session, the legacy approval questions this
+	// replica waits on (so that it takes forwarded answers).
+	asksMu sync.Mutex
+	asks   map[string]int
+	// notReady is set when a shutdown begins, before the drain delay.
+	notReady atomic.Bool
+	global   chan struct{} // server-wide in-flight places; nil: no bound
 	// handlers holds each tool's whole governed call as an mcp-go handler,
 	// by name (the stdio fast path calls it); stdioSession is the stdio
 	// session mcp-go registered, once it has.
@@ -262,6 +296,9 @@ type Server struct {
 	// is over, for every caller of Shutdown to wait on.
 	shutdownOnce sync.Once
 	shutdownDone chan struct{}
+	// draining is closed when the server stops taking new calls (after
+	// the drain delay): Serve then stops accepting connections.
+	draining chan struct{}
 	// stopEarly, closed by stopNow, ends the grace period at once.
 	stopEarly     chan struct{}
 	stopEarlyOnce sync.Once
@@ -277,11 +314,10 @@ type Server struct {
 // compiled, here, once. It fails if a schema does not compile.
 func New(reg *tools.Registry, opts Options) (*Server, error) {
 	opts = opts.withDefaults()
-	s := &Server{opts: opts, log: opts.Logger, reg: reg, shutdownDone: make(chan struct{}), stopEarly: make(chan struct{}),
+	s := &Server{opts: opts, log: opts.Logger, reg: reg, shutdownDone: make(chan struct{}), stopEarly: make(chan struct{}), draining: make(chan struct{}),
 		handlers: map[string]mcpserver.ToolHandlerFunc{}}
 	s.hardStop, s.cancelHardStop = context.WithCancel(context.Background())
 	s.limits.max = opts.MaxInFlight
-	s.budgets.max = opts.MaxCallsPerSession
 	if opts.MaxInFlightTotal > 0 {
 		s.global = make(chan struct{}, opts.MaxInFlightTotal)
 	}
@@ -317,8 +353,24 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("server: approval settings name unknown tool %q", name)
 		}
 	}
-	s.resumes = newSealer(opts.Approval.Timeout)
-	s.approvals = approvals{policy: opts.Approval, heartbeat: opts.ApprovalHeartbeat, signer: approval.NewSigner(opts.Approval.Timeout)}
+	s.store = opts.State
+	if s.store == nil {
+		s.store = state.NewMemory()
+	}
+	s.shared = state.Shared(s.store)
+	if err := s.setupKeys(opts); err != nil {
+		return nil, err
+	}
+	if s.shared {
+		s.health = watchStore(s.store, func(up bool) {
+			if up {
+				s.log.Info("state store reachable again")
+			} else {
+				s.log.Warn("state store unreachable: calls that need shared state fail, and /readyz reports not ready")
+			}
+		})
+		s.onShutdown(func(context.Context) { s.health.close() })
+	}
 
 	hooks := &mcpserver.Hooks{}
 	if opts.Telemetry != nil {
@@ -333,8 +385,12 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs mcpserver.ClientSession) {
 		s.opts.Telemetry.SessionClosed()
 		s.limits.forget(cs.SessionID())
-		s.budgets.forget("session:" + cs.SessionID())
-		s.approvals.memory.Forget(cs.SessionID())
+		if !s.shared {
+			// This process is the whole fleet: the session is over.
+			// (In a fleet it may live on elsewhere; it ends on a DELETE, or
+			// when its record expires.)
+			s.forgetSession(context.Background(), cs.SessionID())
+		}
 		s.closersMu.Lock()
 		tables := s.tables
 		s.closersMu.Unlock()
@@ -374,6 +430,9 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			return nil, fmt.Errorf("server: tool %q: input schema: %w", info.Name, err)
 		}
 		gated := opts.Approval.Gated(info.Name, info.Gated)
+		if gated {
+			s.gatedNames = append(s.gatedNames, info.Name)
+		}
 		if gated && !info.Annotations.ReadOnly {
 			// Clients can warn too: a gated tool is published as destructive.
 			info.Annotations.Destructive = true
@@ -722,7 +781,20 @@ func (s *Server) stopNow() {
 
 func (s *Server) shutdown(early <-chan struct{}) {
 	defer close(s.shutdownDone)
+	s.notReady.Store(true)
+	if d := s.opts.DrainDelay; d > 0 {
+		// /readyz says not ready; requests are still served, until the
+		// balancer has noticed.
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-early:
+		case <-s.stopEarly:
+		}
+		t.Stop()
+	}
 	done := s.calls.drain()
+	close(s.draining)
 	timer := time.NewTimer(s.opts.ShutdownGrace)
 	defer timer.Stop()
 	select {
