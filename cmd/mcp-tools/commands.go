@@ -52,6 +52,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	defer c.store.Close()
+	if c.stateURL != "" {
+		log.Info("sharing state", "store", redactURL(c.stateURL))
+	}
 	// Building the tools leaves garbage (reflection, schema compilation)
 	// that a long-lived server would otherwise keep mapped until its first
 	// GC: hand it back before serving.

@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-tools/mcp-tools/cmd/mcp-tools/internal/config"
 	"github.com/mcp-tools/mcp-tools/cmd/mcp-tools/internal/logging"
 	"github.com/mcp-tools/mcp-tools/server"
+	"github.com/mcp-tools/mcp-tools/state"
 	"github.com/mcp-tools/mcp-tools/telemetry"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/builtin"
@@ -64,9 +65,16 @@ type setup struct {
 	authScopes      listFlag
 	metricsAddr     string
 	traceArguments  bool
+	serving         bool // the serve command (list and call share no state)
+	stateURL        string
+	stateKeyFile    string
+	drainDelay      time.Duration
 
 	// tel measures and traces the served calls (serve only; nil otherwise).
 	tel *telemetry.Telemetry
+	// store is the state store the server was given; its owner closes it
+	// after the server is shut down.
+	store state.Store
 	// skipped says, for each default built-in left off, why and which
 	// flag turns it on (set by build).
 	skipped map[string]string
@@ -80,6 +88,7 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 func (c *setup) register(fs *flag.FlagSet, serving bool) {
+	c.serving = serving
 	fs.StringVar(&c.configPath, "config", "", "configuration file (YAML or JSON) declaring tools and settings")
 	fs.StringVar(&c.builtins, "builtins", "", "comma-separated built-ins to serve (default: every built-in that needs no setup)\n(choose from "+strings.Join(builtin.All(), ", ")+")")
 	fs.StringVar(&c.root, "root", "", "folder the file tools work in; without it file_read, file_write and file_list are off")
@@ -114,6 +123,9 @@ func (c *setup) register(fs *flag.FlagSet, serving bool) {
 		fs.Var(&c.authScopes, "auth-scope", "OAuth scope every request needs (repeatable)")
 		fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics, /healthz and /readyz on this address too (for a stdio server)")
 		fs.BoolVar(&c.traceArguments, "trace-arguments", false, "put call arguments and results on trace spans (secret fields hidden)")
+		fs.StringVar(&c.stateURL, "state", "", "share state with other replicas in Redis: redis://[user:pass@]host:port/db (rediss:// for TLS;\n${VAR} is read from the environment); default: in memory")
+		fs.StringVar(&c.stateKeyFile, "state-key-file", "", "file with the key that signs approval states (first line) and the previous key (second line);\ndefault: $"+stateKeyEnv+" and $"+previousStateKeyEnv+", else a random key per process")
+		fs.DurationVar(&c.drainDelay, "drain-delay", 0, "on SIGTERM, keep serving this long while /readyz reports not ready, then drain")
 	}
 }
 
@@ -159,6 +171,13 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 	if err != nil {
 		return nil, log, err
 	}
+	keys, err := c.stateKeys()
+	if err != nil {
+		return nil, log, err
+	}
+	if c.store, err = c.openState(); err != nil {
+		return nil, log, err
+	}
 	opts := server.Options{
 		Name:               "mcp-tools",
 		Version:            moduleVersion(),
@@ -183,9 +202,13 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 		Approval:           policy,
 		OAuth:              oauth,
 		Telemetry:          c.tel,
+		State:              c.store,
+		StateKeys:          keys,
+		DrainDelay:         c.drainDelay,
 	}
 	srv, err := server.New(reg, opts)
 	if err != nil {
+		c.store.Close()
 		return nil, log, badConfig(err)
 	}
 	return srv, log, nil
@@ -211,6 +234,9 @@ func (c *setup) applyFile(f *config.File, set map[string]bool) {
 		}
 	}
 	str("transport", &c.transport, s.Transport)
+	str("state", &c.stateURL, s.State)
+	str("state-key-file", &c.stateKeyFile, s.StateKeyFile)
+	dur("drain-delay", &c.drainDelay, s.DrainDelay)
 	str("addr", &c.addr, s.Addr)
 	str("log-level", &c.logLevel, s.LogLevel)
 	str("log-format", &c.logFormat, s.LogFormat)

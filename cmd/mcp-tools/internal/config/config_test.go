@@ -157,3 +157,29 @@ func TestOneTimeout(t *testing.T) {
 		t.Errorf("the same timeout twice: %v", err)
 	}
 }
+
+func TestParseStateSettings(t *testing.T) {
+	dir := t.TempDir()
+	src := `server:
+  state: redis://:${REDIS_PASS}@10.0.0.5:6379/2
+  state_key_file: keys/state.key
+  drain_delay: 5s
+`
+	f, err := Parse("t.yaml", []byte(src), dir, env(map[string]string{"REDIS_PASS": "pw"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.Server.State, "redis://:pw@10.0.0.5:6379/2"; got != want {
+		t.Errorf("state = %q, want %q", got, want)
+	}
+	if got, want := f.Server.StateKeyFile, filepath.Join(dir, "keys/state.key"); got != want {
+		t.Errorf("state_key_file = %q, want %q (relative to the file)", got, want)
+	}
+	if got := f.Server.DrainDelay.D(); got != 5*time.Second {
+		t.Errorf("drain_delay = %v, want 5s", got)
+	}
+	_, err = Parse("t.yaml", []byte(src), dir, env(nil))
+	if err == nil || !strings.Contains(err.Error(), "REDIS_PASS is not set") {
+		t.Errorf("unset password variable: %v, want it named", err)
+	}
+}

@@ -257,6 +257,11 @@ func (c *checker) check() {
 	s := f.Server
 	c.duration("server.call_timeout", s.CallTimeout)
 	c.duration("server.shutdown_grace", s.ShutdownGrace)
+	c.duration("server.drain_delay", s.DrainDelay)
+	c.expand("server.state", &f.Server.State)
+	if k := s.StateKeyFile; k != "" && !filepath.IsAbs(k) {
+		f.Server.StateKeyFile = filepath.Join(f.Dir, k)
+	}
 
 	names := map[string]string{} // tool name -> where it is declared
 	var root, rootPath string
