@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -36,6 +37,10 @@ type CallOptions struct {
 	// ClientName is the client's name, as the server's logs show it.
 	// Empty: "mcp-tools".
 	ClientName string
+	// Task runs the call as a task (the tool's Info.Task must allow it):
+	// Call waits for it to end, passing each new status message to
+	// Progress, and cancels it when ctx ends first.
+	Task bool
 }
 
 // Question is what the server asks a person before a gated tool runs.
@@ -134,9 +139,18 @@ func (s *Server) Call(ctx context.Context, name string, args json.RawMessage, op
 	if opt.Progress != nil {
 		req.Params.Meta = &mcp.Meta{ProgressToken: "call"}
 	}
+	if opt.Task {
+		req.Params.Task = &mcp.TaskParams{}
+	}
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
 		return CallResult{}, fmt.Errorf("call %q: %w", name, err)
+	}
+	if id, isTask, err := s.taskOf(res); isTask || err != nil {
+		if err != nil {
+			return CallResult{}, fmt.Errorf("call %q: %w", name, err)
+		}
+		return s.followTask(ctx, id, "session:"+t.id, opt.Progress)
 	}
 	if opt.Progress != nil {
 		t.flush(ctx) // every report sent before the result is handed on
@@ -328,3 +342,76 @@ func (t *localTransport) Close() error {
 
 // GetSessionId returns "": the session has no id on the wire.
 func (t *localTransport) GetSessionId() string { return "" }
+
+// taskOf reads the marked reply of a call that became a task (or was
+// refused as one): the task's id, or the refusal.
+func (s *Server) taskOf(res *mcp.CallToolResult) (id string, isTask bool, err error) {
+	if res.Meta == nil {
+		return "", false, nil
+	}
+	v, ok := res.Meta.AdditionalFields[taskReplyKey]
+	if !ok {
+		return "", false, nil
+	}
+	s.taskReplies.Add(-1) // no writer swaps this one
+	b, _ := json.Marshal(v)
+	var reply struct {
+		Result struct {
+			Task struct {
+				ID string `json:"taskId"`
+			} `json:"task"`
+		} `json:"result"`
+		Error *jsonrpcError `json:"error"`
+	}
+	if err := json.Unmarshal(b, &reply); err != nil {
+		return "", true, fmt.Errorf("read the task reply: %w", err)
+	}
+	if reply.Error != nil {
+		return "", true, errors.New(reply.Error.Message)
+	}
+	return reply.Result.Task.ID, true, nil
+}
+
+// followTask waits for owner's task to end, handing each new status
+// message to progress, and returns its result. When ctx ends first, the
+// task is cancelled.
+func (s *Server) followTask(ctx context.Context, id, owner string, progress func(float64, float64, string)) (CallResult, error) {
+	last := ""
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for n := 1.0; ; n++ {
+		rec, err := s.tasks.get(ctx, id, owner)
+		if err != nil {
+			if ctx.Err() != nil {
+				cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				_, _ = s.tasks.cancel(cctx, id, owner)
+				cancel()
+				return CallResult{}, fmt.Errorf("task %s: %w (the task was cancelled)", id, ctx.Err())
+			}
+			return CallResult{}, fmt.Errorf("task %s: %w", id, err)
+		}
+		if progress != nil && rec.Message != last && !rec.terminal() {
+			last = rec.Message
+			progress(n, 0, rec.Message)
+		}
+		if rec.terminal() {
+			if rec.Status == taskCompleted && rec.Result != nil {
+				raw := json.RawMessage(rec.Result)
+				res, err := mcp.ParseCallToolResult(&raw)
+				if err != nil {
+					return CallResult{}, fmt.Errorf("task %s: read the result: %w", id, err)
+				}
+				return callResult(res)
+			}
+			kind := tools.KindCancelled
+			if rec.Status == taskFailed {
+				kind = tools.KindInternal
+			}
+			return callResult(render(tools.Outcome{Err: &tools.Error{Kind: kind, Message: rec.Message}}, 0))
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
+}

@@ -30,6 +30,10 @@ type frame struct {
 	modern     bool
 	// version is params._meta's protocol version, if any.
 	version string
+	// taskID is params.taskId, when it is a string (the tasks/* methods);
+	// task says params.task is present (a 2025-11-25 task-augmented call).
+	taskID string
+	task   bool
 }
 
 // isRequest reports whether f expects a response.
@@ -269,6 +273,12 @@ func (fr *frameReader) params(f *frame) *frameError {
 				return readError(err)
 			}
 			f.tool = v
+		case string(name) == "taskId":
+			v, _, err := fr.str()
+			if err != nil {
+				return readError(err)
+			}
+			f.taskID = v
 		case string(name) == "arguments":
 			start := d.InputOffset()
 			if err := d.SkipValue(); err != nil {
@@ -312,6 +322,12 @@ func (fr *frameReader) params(f *frame) *frameError {
 				return readError(err)
 			}
 			f.meta = fr.copyValue(start, d.InputOffset())
+		case string(name) == "task":
+			f.task = true
+			f.other++
+			if err := d.SkipValue(); err != nil {
+				return readError(err)
+			}
 		case caseVariant(name, paramsNames):
 			return &frameError{code: mcp.INVALID_REQUEST, msg: fmt.Sprintf("invalid request: member names are case-sensitive: %q in params", clipName(name))}
 		default:

@@ -97,6 +97,7 @@ func (s *Server) httpTransport(transport string) *httpTransport {
 	s.tables = append(s.tables, table)
 	s.closersMu.Unlock()
 	g := &guard{
+		tasks:       s.tasksOrNil(),
 		origins:     s.opts.AllowedOrigins,
 		tokens:      s.opts.BearerTokens,
 		maxBytes:    s.opts.MaxMessageBytes,
@@ -320,6 +321,8 @@ type guard struct {
 	// into this one's engine.
 	relay   *relay
 	hydrate func(ctx context.Context, id string, rec sessionRecord, version string) error
+	// tasks, when a tool has a task mode, answers the tasks/* methods.
+	tasks *Server
 }
 
 // corsAllowHeaders are the request headers a browser client may send.
@@ -357,6 +360,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		}
 		id := g.sessionOf(r)
 		auth := len(g.tokens) > 0 || g.oauth != nil
+		sessionKnown := false
 		// A session is only ever used by the principal that opened it: on
 		// every method (mcp-go's GET stream and DELETE do not ask the
 		// session manager first), and on both HTTP transports.
@@ -366,6 +370,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				g.storeDown(w, r, err)
 				return
 			}
+			sessionKnown = known
 			if (known && auth && owner != principalOf(r, true)) ||
 				(!known && g.streamable && r.Method == http.MethodDelete) {
 				writeJSONRPCError(w, http.StatusNotFound, nil, mcp.INVALID_REQUEST, "no such session: it ended, or it never existed; initialize a new one")
@@ -467,6 +472,11 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 				return
 			}
 		}
+		modern := f.modern || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
+		if g.tasks != nil && isTaskMethod(f.method) && g.streamable {
+			g.answerTask(w, r, f, id, sessionKnown, modern, auth)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		g.inFlight.Add(1)
 		defer g.inFlight.Add(-1)
@@ -478,8 +488,40 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		if g.streamable {
 			r = r.WithContext(context.WithValue(r.Context(), streamWriterKey{}, sw))
 		}
+		if g.tasks != nil && f.method == string(mcp.MethodToolsCall) && (f.task || g.tasks.taskModes[f.tool] != "") {
+			// The reply of a call that becomes a task is swapped in here.
+			next.ServeHTTP(&taskWriter{streamWriter: sw, s: g.tasks, modern: modern}, r)
+			return
+		}
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// answerTask answers a tasks/* request (see taskproto.go): on a session
+// the guard admitted, for the principal or session that asks.
+func (g *guard) answerTask(w http.ResponseWriter, r *http.Request, f frame, session string, known, modern, auth bool) {
+	if !modern && (session == "" || !known) {
+		writeJSONRPCError(w, http.StatusNotFound, f.id, mcp.INVALID_REQUEST, "no such session: it ended, or it never existed; initialize a new one")
+		return
+	}
+	if name := r.Header.Get(mcp.HeaderName); modern && name != "" && name != f.taskID {
+		writeJSONRPCError(w, http.StatusBadRequest, f.id, mcp.HEADER_MISMATCH,
+			fmt.Sprintf("header mismatch: %s is %q but params.taskId is %q", mcp.HeaderName, name, f.taskID))
+		return
+	}
+	owner := principalOf(r, auth)
+	if owner == "" && !modern {
+		owner = "session:" + session
+	}
+	b, status := g.tasks.answerTask(r.Context(), taskCallOf(f, owner))
+	switch {
+	case b == nil && status == http.StatusAccepted:
+		w.WriteHeader(status)
+	case b != nil:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(append(b, '\n'))
+	}
 }
 
 // answer delivers a client's answer to a server request (an approval's

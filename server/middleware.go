@@ -43,8 +43,7 @@ func (s *Server) outcomeMiddleware(_ tools.Info, next tools.Func) tools.Func {
 	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 		res, err := next(ctx, args)
 		if err != nil {
-			var pending *inputRequired
-			if errors.As(err, &pending) {
+			if tools.IsSuspended(err) { // waiting for the client, or a task
 				return res, err
 			}
 			if te := tools.AsError(err); te.Kind == tools.KindExecutionFailed && ctx.Err() != nil {
@@ -87,6 +86,14 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 			if s.log.Enabled(ctx, slog.LevelInfo) {
 				s.log.LogAttrs(ctx, slog.LevelInfo, fmt.Sprintf("%s(%s) -> waiting for approval", name, truncate(tools.ShowArgs(info, args), s.opts.LogTruncate)),
 					slog.String("tool", name))
+			}
+			return res, err
+		}
+		var created *taskCreated
+		if errors.As(err, &created) {
+			if s.log.Enabled(ctx, slog.LevelInfo) {
+				s.log.LogAttrs(ctx, slog.LevelInfo, fmt.Sprintf("%s(%s) -> task %s started", name, truncate(tools.ShowArgs(info, args), s.opts.LogTruncate), created.rec.ID),
+					slog.String("tool", name), slog.String("task", created.rec.ID), principalAttr(ctx))
 			}
 			return res, err
 		}

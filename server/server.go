@@ -195,6 +195,12 @@ type Options struct {
 	// StateKeys sign approval states and seal pipeline resume states; give
 	// every replica the same. Zero: a random key per process.
 	StateKeys StateKeys
+	// TaskTTL is how long a task and its result are kept after the task
+	// starts, and the most a client may ask for. Zero: DefaultTaskTTL.
+	TaskTTL time.Duration
+	// TaskPollInterval is how often clients are told to poll a task.
+	// Zero: DefaultTaskPollInterval.
+	TaskPollInterval time.Duration
 	// DrainDelay is how long, once a shutdown begins, the server keeps
 	// serving as usual while /readyz already reports it not ready, so that
 	// a balancer that polls readiness stops sending it requests before it
@@ -240,6 +246,8 @@ func (o Options) withDefaults() Options {
 	unset(&o.CallTimeout, DefaultCallTimeout)
 	positive(&o.ApprovalHeartbeat, DefaultHeartbeat)
 	positive(&o.Approval.Timeout, approval.DefaultTimeout)
+	positive(&o.TaskTTL, DefaultTaskTTL)
+	positive(&o.TaskPollInterval, DefaultTaskPollInterval)
 	return o
 }
 
@@ -272,6 +280,12 @@ type Server struct {
 	// replica waits on (so that it takes forwarded answers).
 	asksMu sync.Mutex
 	asks   map[string]int
+	// tasks runs the calls that become tasks (nil when no tool has a task
+	// mode); taskModes are the tools' modes; taskReplies counts marked
+	// replies not yet written (see taskproto.go).
+	tasks       *taskEngine
+	taskModes   map[string]tools.TaskMode
+	taskReplies atomic.Int64
 	// notReady is set when a shutdown begins, before the drain delay.
 	notReady atomic.Bool
 	global   chan struct{} // server-wide in-flight places; nil: no bound
@@ -398,6 +412,17 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			t.remove(cs.SessionID())
 		}
 	})
+	s.taskModes = map[string]tools.TaskMode{}
+	for _, info := range reg.Infos() {
+		if info.Task != tools.TaskNever {
+			s.taskModes[info.Name] = info.Task
+		}
+	}
+	if len(s.taskModes) > 0 {
+		s.taskHooks(hooks, s.taskModes)
+		s.tasks = newTaskEngine(s)
+		s.onShutdown(func(context.Context) { s.tasks.close() })
+	}
 	mcpOpts := []mcpserver.ServerOption{
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithHooks(hooks),
@@ -466,6 +491,18 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			resume,
 			s.approvalMiddleware(info, gated, v),
 		}, own...), opts.Middleware...)...)
+		// A call that becomes a task runs the rest of its chain in the
+		// background, logged and measured as a call of its own.
+		task := func(_ tools.Info, next tools.Func) tools.Func { return next }
+		if info.Task != tools.TaskNever {
+			work := tools.Chain(info, call, append(append([]tools.Middleware{
+				opts.Telemetry.Middleware,
+				s.recoverMiddleware,
+				s.logMiddleware,
+				s.outcomeMiddleware,
+			}, own...), opts.Middleware...)...)
+			task = s.taskMiddleware(info, work)
+		}
 		fn := tools.Chain(info, call, append(append([]tools.Middleware{
 			opts.Telemetry.Middleware, // outermost: it sees every outcome (nil: a no-op)
 			s.recoverMiddleware,
@@ -476,6 +513,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			resume,
 			s.budgetMiddleware(gated),
 			s.approvalMiddleware(info, gated, v),
+			task,
 		}, own...), opts.Middleware...)...)
 		desc := descriptor(info)
 		s.descs = append(s.descs, desc)
@@ -483,7 +521,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			b, _ := json.Marshal(desc)
 			s.log.Log(context.Background(), LevelTrace, "tool descriptor", "tool", info.Name, "json", string(b))
 		}
-		h := s.handler(fn)
+		h := s.handler(fn, info.Task)
 		s.handlers[info.Name] = h
 		serverTools = append(serverTools, mcpserver.ServerTool{Tool: desc, Handler: h})
 	}
@@ -534,8 +572,17 @@ func descriptor(info tools.Info) mcp.Tool {
 // handler adapts a composed call to an mcp-go tool handler. It never
 // returns a Go error: mcp-go would turn one into a JSON-RPC error that the
 // model never reads.
-func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
+func (s *Server) handler(fn tools.Func, mode tools.TaskMode) mcpserver.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if mode != tools.TaskNever || (req.Params.Task != nil && s.tasks != nil) {
+			want, refusal := decideTask(ctx, mode, req)
+			if refusal != nil {
+				return s.markReply(refusal), nil
+			}
+			if want != nil {
+				ctx = context.WithValue(ctx, taskWantKey{}, want)
+			}
+		}
 		if ctx.Value(trackedKey{}) == nil { // the stdio fast path counts its calls when it reads them
 			if !s.calls.start() {
 				return shuttingDown(), nil
@@ -564,6 +611,10 @@ func (s *Server) handler(fn tools.Func) mcpserver.ToolHandlerFunc {
 		var pending *inputRequired
 		if errors.As(err, &pending) {
 			return pending.result, nil
+		}
+		var created *taskCreated
+		if errors.As(err, &created) {
+			return s.markReply(created.reply()), nil
 		}
 		return render(tools.Settle(res, err), s.opts.MaxResultBytes), nil
 	}

@@ -60,6 +60,18 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		endSession(errOutputClosed)
 	}}
 	filter.w = w
+	if s.tasks != nil {
+		w.rewrite = func(p []byte) []byte {
+			if s.taskReplies.Load() == 0 {
+				return p
+			}
+			out, ok := rewriteTaskReply(p)
+			if ok {
+				s.taskReplies.Add(-1)
+			}
+			return out
+		}
+	}
 	workers := min(s.opts.MaxInFlight, maxStdioWorkers)
 	stdio := mcpserver.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelWarn))
@@ -71,6 +83,17 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	listenCtx, stopListen := context.WithCancel(s.hardStop)
 	defer stopListen()
 	filter.fast = newFastPath(s, listenCtx, w)
+	var answering sync.WaitGroup // tasks/* requests being answered
+	if s.tasks != nil {
+		filter.tasks = func(fr frame) {
+			answering.Go(func() {
+				b, _ := s.answerTask(listenCtx, taskCallOf(fr, "session:"+stdioSessionID))
+				if b != nil {
+					_, _ = w.writeOwn(append(b, '\n'))
+				}
+			})
+		}
+	}
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -108,6 +131,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		_ = s.Shutdown(context.Background())
 	}
 	filter.fast.wait()
+	stopListen() // a tasks/result still waiting ends here
+	answering.Wait()
 	if errors.Is(err, context.Canceled) || errors.Is(context.Cause(ctx), errOutputClosed) {
 		err = nil
 	}
@@ -124,6 +149,8 @@ type stdioFilter struct {
 	max       int
 	cancelled *cancelledSet
 	fast      *fastPath // nil: every call goes to mcp-go
+	// tasks answers a tasks/* request (nil: mcp-go answers them).
+	tasks func(frame)
 
 	initialized atomic.Bool
 	mu          sync.Mutex
@@ -159,6 +186,9 @@ func (f *stdioFilter) admit(line []byte) (bool, *frameError) {
 	case !f.initialized.Load() && fr.isRequest() && fr.method != string(mcp.MethodPing):
 		return false, &frameError{id: fr.id, code: mcp.INVALID_REQUEST,
 			msg: fmt.Sprintf("the session is not initialized: send initialize before %s", fr.method)}
+	case isTaskMethod(fr.method) && f.tasks != nil:
+		f.tasks(fr)
+		return false, nil
 	case fr.method == string(mcp.MethodToolsCall) && fr.id != nil:
 		fast := f.fast.eligible(fr)
 		if refused := f.track(fr, !fast); refused != nil {
@@ -282,15 +312,24 @@ const codeServerBusy = -32000
 // sent reports true is not written. The first write that fails calls
 // broken; later writes fail at once.
 type lockedWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	sent   func([]byte) bool
-	broken func(error)
-	err    error
+	mu   sync.Mutex
+	w    io.Writer
+	sent func([]byte) bool
+	// rewrite, when set, may replace a message before it is written (a
+	// call that became a task).
+	rewrite func([]byte) []byte
+	broken  func(error)
+	err     error
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	if l.sent != nil && l.sent(p) {
+		return len(p), nil
+	}
+	if l.rewrite != nil {
+		if _, err := l.writeOwn(l.rewrite(p)); err != nil {
+			return 0, err
+		}
 		return len(p), nil
 	}
 	return l.writeOwn(p)

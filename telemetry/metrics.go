@@ -32,6 +32,10 @@ const (
 	// OutcomeInputRequired is the outcome of a call that waits for the
 	// client (a person's approval) and will be retried.
 	OutcomeInputRequired = "input_required"
+	// OutcomeTask is the outcome of a call that became a task: its work
+	// goes on in the background and is counted again, with its own
+	// outcome, when it ends.
+	OutcomeTask = "task"
 	// OutcomeOther stands for an error kind this package does not know.
 	OutcomeOther = "other"
 	// CodeSignal is the exit code label of a subprocess ended by a signal.
@@ -78,7 +82,7 @@ func (t *Telemetry) register() error {
 // built so that a call looks up no label.
 type toolMetrics struct {
 	outcomes      map[tools.Kind]prometheus.Counter
-	ok, suspended prometheus.Counter
+	ok, suspended, task prometheus.Counter
 	other         prometheus.Counter
 	duration      prometheus.Observer
 	inFlight      prometheus.Gauge
@@ -91,6 +95,7 @@ func (t *Telemetry) forTool(name string) *toolMetrics {
 		outcomes:  make(map[tools.Kind]prometheus.Counter, len(kinds)),
 		ok:        t.calls.WithLabelValues(name, OutcomeOK),
 		suspended: t.calls.WithLabelValues(name, OutcomeInputRequired),
+		task:      t.calls.WithLabelValues(name, OutcomeTask),
 		other:     t.calls.WithLabelValues(name, OutcomeOther),
 		duration:  t.duration.WithLabelValues(name),
 		inFlight:  t.inFlight.WithLabelValues(name),

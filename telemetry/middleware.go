@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -117,6 +118,9 @@ func (m *toolMetrics) done(d time.Duration, res tools.Result, err error) *tools.
 	case err == nil:
 		m.ok.Inc()
 		return nil
+	case isTaskStarted(err):
+		m.task.Inc()
+		return nil
 	case tools.IsSuspended(err):
 		m.suspended.Inc()
 		return nil
@@ -213,4 +217,11 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// isTaskStarted reports whether err says the call became a task (an error
+// with a TaskStarted method, as the server's is).
+func isTaskStarted(err error) bool {
+	var t interface{ TaskStarted() }
+	return errors.As(err, &t)
 }

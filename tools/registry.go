@@ -65,6 +65,12 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 			errs = append(errs, fmt.Errorf("tool %q: input schema: %w", info.Name, err))
 			continue
 		}
+		switch info.Task {
+		case TaskNever, TaskOptional, TaskRequired:
+		default:
+			errs = append(errs, fmt.Errorf("tool %q: task mode %q: use %q or %q (or leave it empty)", info.Name, info.Task, TaskOptional, TaskRequired))
+			continue
+		}
 		if len(info.OutputSchema) > 0 {
 			if err := checkObjectSchema(info.OutputSchema); err != nil {
 				errs = append(errs, fmt.Errorf("tool %q: output schema: %w", info.Name, err))

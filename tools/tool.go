@@ -79,7 +79,25 @@ type Info struct {
 	// the tool, on a server that authenticates with OAuth. Nil: the
 	// server's default scopes.
 	Scopes []string
+	// Task says whether a call may run as a task: the client gets a
+	// handle at once and polls it for the outcome (for calls that take
+	// minutes). Zero: TaskNever.
+	Task TaskMode
 }
+
+// TaskMode says whether a tool's calls may run as tasks.
+type TaskMode string
+
+// The task modes.
+const (
+	// TaskNever: every call is answered when it ends.
+	TaskNever TaskMode = ""
+	// TaskOptional: a client that supports tasks may run a call as one.
+	TaskOptional TaskMode = "optional"
+	// TaskRequired: every call runs as a task; a client that cannot run
+	// tasks cannot call the tool.
+	TaskRequired TaskMode = "required"
+)
 
 // Limits bound the calls of one tool. The zero value adds no limit and keeps
 // the server's default timeout.

@@ -1,0 +1,389 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-tools/mcp-tools/state"
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// Tasks: a call of a tool whose Info.Task allows it may run as a task. The
+// client gets a handle at once, after everything that decides whether the
+// call may run at all (validation, budget, approval), and polls it; the
+// work runs in the background under the rest of the tool's governance
+// (limits, timeout, logging, metrics). Task records live in the state
+// store, so that any replica answers for any task:
+//
+//	task:<id>        the record (status, last progress message, result)
+//	task-alive:<id>  renewed every second by the replica running the task;
+//	                 a working task whose mark is gone ended with its replica
+//	task-final:<id>  the first terminal status written wins (SET NX): a
+//	                 cancelled task stays cancelled when its work ends later
+//
+// The protocol side (both eras' shapes and methods) is in taskproto.go.
+
+// Defaults for task settings.
+const (
+	// DefaultTaskTTL is how long a task and its result are kept after the
+	// task is created, and the most a client may ask for.
+	DefaultTaskTTL = time.Hour
+	// DefaultTaskPollInterval is the polling interval suggested to clients.
+	DefaultTaskPollInterval = time.Second
+)
+
+// Task liveness: how often a running task's replica renews its mark, and
+// how long the mark lives. A task whose replica dies is seen failed at
+// most taskAliveTTL after the death (on the next poll).
+const (
+	taskHeartbeat = time.Second
+	taskAliveTTL  = 4 * time.Second
+)
+
+// Task statuses as stored. A task that ran to its end is "completed"
+// whether its result is an error or not (the 2025-11-25 view calls an
+// error result "failed"; see taskView); "failed" is a task that has no
+// result: its replica stopped, or the server shut down, first.
+const (
+	taskWorking   = "working"
+	taskCompleted = "completed"
+	taskFailed    = "failed"
+	taskCancelled = "cancelled"
+)
+
+// taskRecord is what the store keeps of a task.
+type taskRecord struct {
+	ID      string          `json:"id"`
+	Owner   string          `json:"o,omitempty"` // the principal or session that created it ("": none)
+	Tool    string          `json:"t"`
+	Status  string          `json:"s"`
+	Message string          `json:"m,omitempty"` // the status message: the last progress report, or why it ended
+	Created time.Time       `json:"c"`
+	Updated time.Time       `json:"u"`
+	TTL     time.Duration   `json:"ttl"`
+	Poll    time.Duration   `json:"p"`
+	Result  json.RawMessage `json:"r,omitempty"` // the CallToolResult, once completed
+	IsError bool            `json:"e,omitempty"` // the result is an error result
+}
+
+func (r *taskRecord) terminal() bool { return r.Status != taskWorking }
+
+// expires is when the record goes.
+func (r *taskRecord) expires() time.Time { return r.Created.Add(r.TTL) }
+
+// Errors of the task operations; the protocol side maps them to JSON-RPC.
+var (
+	errTaskNotFound = errors.New("task not found: it never existed, it expired, or it belongs to another client")
+	errTaskTerminal = errors.New("the task has already ended")
+)
+
+// taskEngine starts, watches and ends tasks.
+type taskEngine struct {
+	s    *Server
+	ttl  time.Duration
+	poll time.Duration
+
+	mu      sync.Mutex
+	running map[string]context.CancelFunc // tasks running on this replica
+	stop    func()                        // the cancel subscription
+}
+
+// chanTaskCancel carries the id of a task cancelled on any replica.
+const chanTaskCancel = "tasks:cancel"
+
+func newTaskEngine(s *Server) *taskEngine {
+	e := &taskEngine{s: s, ttl: s.opts.TaskTTL, poll: s.opts.TaskPollInterval, running: map[string]context.CancelFunc{}}
+	e.stop = s.store.Subscribe(chanTaskCancel, func(msg []byte) {
+		e.mu.Lock()
+		cancel := e.running[string(msg)]
+		e.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	})
+	return e
+}
+
+func (e *taskEngine) close() { e.stop() }
+
+func taskKey(id string) string { return "task:" + id }
+
+// taskOwner is who a task created in ctx belongs to: the authenticated
+// principal, else the session, else no one (a sessionless client without
+// authentication: the task id, unguessable, is then the only key).
+func taskOwner(ctx context.Context) string {
+	sess, _ := tools.SessionFrom(ctx)
+	switch {
+	case sess.Principal != "":
+		return sess.Principal
+	case sess.ID != "":
+		return "session:" + sess.ID
+	}
+	return ""
+}
+
+// start creates a task for the call of info with args and runs work (the
+// rest of the call's governed chain) in the background. It returns once
+// the record is in the store, so that any replica finds it.
+func (e *taskEngine) start(ctx context.Context, info tools.Info, args json.RawMessage, want *taskWant, work tools.Func) (*taskRecord, error) {
+	ttl := want.ttl
+	if ttl <= 0 || ttl > e.ttl {
+		ttl = e.ttl
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	rec := &taskRecord{ID: rand.Text(), Owner: taskOwner(ctx), Tool: info.Name, Status: taskWorking,
+		Message: "the task is running", Created: now, Updated: now, TTL: ttl, Poll: e.poll}
+	if err := e.put(ctx, rec); err != nil {
+		return nil, unavailable("the task cannot be created", err)
+	}
+	if err := e.s.store.Set(ctx, "task-alive:"+rec.ID, []byte{1}, taskAliveTTL); err != nil {
+		return nil, unavailable("the task cannot be created", err)
+	}
+	if !e.s.calls.start() {
+		return nil, &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the task was not started"}
+	}
+	// The work outlives the request that created it: it ends when it is
+	// done, cancelled (tasks/cancel, on any replica), or when the server's
+	// shutdown grace is over.
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stopLink := context.AfterFunc(e.s.hardStop, cancel)
+	e.mu.Lock()
+	e.running[rec.ID] = cancel
+	e.mu.Unlock()
+	go func() {
+		defer e.s.calls.done()
+		defer stopLink()
+		defer cancel()
+		defer func() {
+			e.mu.Lock()
+			delete(e.running, rec.ID)
+			e.mu.Unlock()
+		}()
+		e.run(runCtx, rec, args, want, work)
+	}()
+	return rec, nil
+}
+
+// run does the task's work, keeps its liveness mark and its status message
+// up to date, and records its end.
+func (e *taskEngine) run(ctx context.Context, rec *taskRecord, args json.RawMessage, want *taskWant, work tools.Func) {
+	alive := make(chan struct{})
+	go func() {
+		t := time.NewTicker(taskHeartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				hctx, cancel := context.WithTimeout(context.Background(), taskHeartbeat)
+				_ = e.s.store.Set(hctx, "task-alive:"+rec.ID, []byte{1}, taskAliveTTL)
+				cancel()
+			case <-alive:
+				return
+			}
+		}
+	}()
+	defer close(alive)
+
+	// Progress becomes the polled status message (at most one store
+	// write per heartbeat); a 2025-11-25 client's progressToken still
+	// gets its notifications while its session can take them (the
+	// 2026-07-28 extension forbids progress notifications for tasks).
+	var mu sync.Mutex
+	p := &progressSender{ctx: context.Background(), every: taskHeartbeat, writesBefore: -1, notify: func(params map[string]any) {
+		msg, _ := params["message"].(string)
+		if msg == "" {
+			msg = fmt.Sprintf("progress %v", params["progress"])
+			if total, ok := params["total"]; ok {
+				msg += fmt.Sprintf(" of %v", total)
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		e.update(rec.ID, func(r *taskRecord) bool {
+			if r.terminal() {
+				return false
+			}
+			r.Message = msg
+			return true
+		})
+	}}
+	var notify *progressSender
+	if want.token != nil && want.session != "" {
+		notify = &progressSender{ctx: context.Background(), every: e.s.opts.ProgressInterval, writesBefore: -1, notify: func(params map[string]any) {
+			params["progressToken"] = want.token
+			_ = e.s.mcp.SendNotificationToSpecificClient(want.session, string(mcp.MethodNotificationProgress), params)
+		}}
+		defer notify.flush()
+	}
+	ctx = tools.WithProgress(ctx, func(progress, total float64, message string) {
+		p.report(progress, total, message)
+		if notify != nil {
+			notify.report(progress, total, message)
+		}
+	})
+
+	res, err := work(ctx, args)
+	p.flush()
+	out := render(tools.Settle(res, err), e.s.opts.MaxResultBytes)
+	final := *rec
+	final.Status, final.IsError = taskCompleted, out.IsError
+	final.Message = "the task completed"
+	if out.IsError {
+		final.Message = "the task ended with an error: " + truncate(resultText(out), 200)
+	}
+	if e.s.hardStop.Err() != nil && out.IsError {
+		// The server shut down under it: its result is not the tool's.
+		final.Status, final.Message, final.IsError = taskFailed, "the server shut down before the task finished; its work was stopped", false
+	} else if final.Result, err = json.Marshal(out); err != nil {
+		final.Status, final.Message = taskFailed, "the task's result could not be encoded"
+	}
+	if !e.finish(context.Background(), &final) {
+		return // cancelled meanwhile: it stays cancelled
+	}
+	e.s.log.LogAttrs(context.Background(), slog.LevelDebug, "task ended", slog.String("task", rec.ID),
+		slog.String("tool", rec.Tool), slog.String("status", final.Status))
+}
+
+// finish writes a terminal record, unless another terminal status was
+// written first; it reports whether it wrote.
+func (e *taskEngine) finish(ctx context.Context, rec *taskRecord) bool {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ttl := time.Until(rec.expires())
+	if ttl <= 0 {
+		return false
+	}
+	first, err := e.s.store.SetNX(ctx, "task-final:"+rec.ID, []byte(rec.Status), ttl)
+	if err != nil {
+		e.s.log.Warn("task end not recorded: the state store cannot be reached; the task will read as failed", "task", rec.ID, "err", err)
+		return false
+	}
+	if !first {
+		return false
+	}
+	rec.Updated = time.Now().UTC().Truncate(time.Millisecond)
+	if err := e.put(ctx, rec); err != nil {
+		e.s.log.Warn("task end not recorded: the state store cannot be reached", "task", rec.ID, "err", err)
+	}
+	return true
+}
+
+// put writes rec for the rest of its time to live.
+func (e *taskEngine) put(ctx context.Context, rec *taskRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	ttl := time.Until(rec.expires())
+	if ttl <= 0 {
+		return nil
+	}
+	return e.s.store.Set(ctx, taskKey(rec.ID), b, ttl)
+}
+
+// update reads the record, changes it, and writes it back when change
+// says so. (Only the replica running a task updates a working record; a
+// terminal one is only ever written once, by finish.)
+func (e *taskEngine) update(id string, change func(*taskRecord) bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), taskHeartbeat)
+	defer cancel()
+	rec, err := e.read(ctx, id)
+	if err != nil || !change(rec) {
+		return
+	}
+	rec.Updated = time.Now().UTC().Truncate(time.Millisecond)
+	_ = e.put(ctx, rec)
+}
+
+// read returns the record of a task, or errTaskNotFound.
+func (e *taskEngine) read(ctx context.Context, id string) (*taskRecord, error) {
+	b, err := e.s.store.Get(ctx, taskKey(id), 0)
+	if errors.Is(err, state.ErrNotFound) {
+		return nil, errTaskNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rec taskRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, errTaskNotFound
+	}
+	return &rec, nil
+}
+
+// get returns owner's task. A working task whose replica stopped renewing
+// its liveness mark is ended as failed here, by whichever replica looks.
+func (e *taskEngine) get(ctx context.Context, id, owner string) (*taskRecord, error) {
+	rec, err := e.read(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Owner != owner {
+		return nil, errTaskNotFound // never another's: not even that it exists
+	}
+	if rec.terminal() {
+		return rec, nil
+	}
+	if _, err := e.s.store.Get(ctx, "task-alive:"+id, 0); errors.Is(err, state.ErrNotFound) {
+		lost := *rec
+		lost.Status = taskFailed
+		lost.Message = "the server replica running this task stopped before the task ended (it crashed, was killed, or lost the state store); its work is lost: start the call again"
+		if e.finish(ctx, &lost) {
+			return &lost, nil
+		}
+		return e.read(ctx, id) // another terminal status won
+	} else if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// cancel ends owner's working task as cancelled, on whichever replica
+// runs it, and returns the record as it now is.
+func (e *taskEngine) cancel(ctx context.Context, id, owner string) (*taskRecord, error) {
+	rec, err := e.get(ctx, id, owner)
+	if err != nil {
+		return nil, err
+	}
+	if rec.terminal() {
+		return rec, errTaskTerminal
+	}
+	done := *rec
+	done.Status, done.Message = taskCancelled, "the task was cancelled at the client's request"
+	if !e.finish(ctx, &done) {
+		rec, err = e.read(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return rec, errTaskTerminal
+	}
+	if err := e.s.store.Publish(ctx, chanTaskCancel, []byte(id)); err != nil {
+		e.s.log.Warn("task cancellation not announced: the state store cannot be reached; its work runs to its end, and its result is dropped", "task", id, "err", err)
+	}
+	return &done, nil
+}
+
+// wait returns owner's task once it has ended, or ctx's error.
+func (e *taskEngine) wait(ctx context.Context, id, owner string) (*taskRecord, error) {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		rec, err := e.get(ctx, id, owner)
+		if err != nil || rec.terminal() {
+			return rec, err
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
