@@ -1,0 +1,79 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+)
+
+// take adds one to the counter at KEYS[1] unless it holds ARGV[1] or
+// more, and then sets its time to live to ARGV[2] milliseconds when that
+// is positive. It returns 1 when it added, else 0.
+var take = redis.NewScript(`
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n == nil then
+  return redis.error_reply('value is not an integer')
+end
+if n >= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('INCR', KEYS[1])
+local ttl = tonumber(ARGV[2])
+if ttl > 0 then
+  redis.call('PEXPIRE', KEYS[1], ttl)
+end
+return 1
+`)
+
+// Take adds one to the counter at key unless it holds limit or more, in
+// one Lua script.
+func (s *Store) Take(ctx context.Context, key string, limit int64, ttl time.Duration) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if limit <= 0 {
+		return false, nil
+	}
+	op, cancel := s.op(ctx)
+	defer cancel()
+	n, err := take.Run(op, s.client, []string{s.key(key)}, limit, millis(ttl).Milliseconds()).Int()
+	if err != nil {
+		return false, s.fail(ctx, "take", err)
+	}
+	return n == 1, nil
+}
+
+// Allow asks the rate limiter at key for one event, with redis_rate's GCRA
+// script: rate events a second, bursts of up to burst (less than 1 counts
+// as 1). A rate of +Inf allows everything without asking Redis; a rate
+// that is not positive is an error.
+func (s *Store) Allow(ctx context.Context, key string, rate float64, burst int) (time.Duration, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if !(rate > 0) {
+		return 0, fmt.Errorf("redisstore: allow %q: rate %v is not positive", key, rate)
+	}
+	if math.IsInf(rate, 1) {
+		return 0, nil
+	}
+	limit := redis_rate.Limit{
+		Rate:   1,
+		Burst:  max(burst, 1),
+		Period: max(time.Duration(float64(time.Second)/rate), time.Nanosecond),
+	}
+	op, cancel := s.op(ctx)
+	defer cancel()
+	res, err := s.limiter.Allow(op, s.key(key), limit)
+	if err != nil {
+		return 0, s.fail(ctx, "allow", err)
+	}
+	if res.Allowed > 0 {
+		return 0, nil
+	}
+	return max(res.RetryAfter, time.Nanosecond), nil
+}
