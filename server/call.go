@@ -139,10 +139,11 @@ func (s *Server) Call(ctx context.Context, name string, args json.RawMessage, op
 	if opt.Progress != nil {
 		req.Params.Meta = &mcp.Meta{ProgressToken: "call"}
 	}
+	callCtx := ctx
 	if opt.Task {
-		req.Params.Task = &mcp.TaskParams{}
+		callCtx = context.WithValue(ctx, localTaskKey{}, true)
 	}
-	res, err := c.CallTool(ctx, req)
+	res, err := c.CallTool(callCtx, req)
 	if err != nil {
 		return CallResult{}, fmt.Errorf("call %q: %w", name, err)
 	}
@@ -343,6 +344,10 @@ func (t *localTransport) Close() error {
 // GetSessionId returns "": the session has no id on the wire.
 func (t *localTransport) GetSessionId() string { return "" }
 
+// localTaskKey marks a Call that asked to run as a task (the local
+// session has no protocol field for it in every era).
+type localTaskKey struct{}
+
 // taskOf reads the marked reply of a call that became a task (or was
 // refused as one): the task's id, or the refusal.
 func (s *Server) taskOf(res *mcp.CallToolResult) (id string, isTask bool, err error) {
@@ -357,9 +362,10 @@ func (s *Server) taskOf(res *mcp.CallToolResult) (id string, isTask bool, err er
 	b, _ := json.Marshal(v)
 	var reply struct {
 		Result struct {
+			ID   string `json:"taskId"` // 2026-07-28
 			Task struct {
 				ID string `json:"taskId"`
-			} `json:"task"`
+			} `json:"task"` // 2025-11-25
 		} `json:"result"`
 		Error *jsonrpcError `json:"error"`
 	}
@@ -368,6 +374,9 @@ func (s *Server) taskOf(res *mcp.CallToolResult) (id string, isTask bool, err er
 	}
 	if reply.Error != nil {
 		return "", true, errors.New(reply.Error.Message)
+	}
+	if reply.Result.ID != "" {
+		return reply.Result.ID, true, nil
 	}
 	return reply.Result.Task.ID, true, nil
 }

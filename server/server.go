@@ -574,7 +574,7 @@ func descriptor(info tools.Info) mcp.Tool {
 // model never reads.
 func (s *Server) handler(fn tools.Func, mode tools.TaskMode) mcpserver.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if mode != tools.TaskNever || (req.Params.Task != nil && s.tasks != nil) {
+		if mode != tools.TaskNever || (req.Params.Task != nil && s.tasks != nil) || ctx.Value(localTaskKey{}) != nil {
 			want, refusal := decideTask(ctx, mode, req)
 			if refusal != nil {
 				return s.markReply(refusal), nil

@@ -94,6 +94,14 @@ func (*taskCreated) TaskStarted() {}
 // decideTask reads whether a call of a tool with mode runs as a task. A
 // non-nil refusal is the JSON-RPC error to answer instead.
 func decideTask(ctx context.Context, mode tools.TaskMode, req mcp.CallToolRequest) (want *taskWant, refusal *taskReply) {
+	if asked, _ := ctx.Value(localTaskKey{}).(bool); asked {
+		// Server.Call with CallOptions.Task.
+		if mode == tools.TaskNever {
+			return nil, &taskReply{Error: &jsonrpcError{Code: mcp.METHOD_NOT_FOUND,
+				Message: fmt.Sprintf("tool %q cannot run as a task: it is not declared with a task mode (task: optional or required)", req.Params.Name)}}
+		}
+		return &taskWant{modern: true}, nil
+	}
 	if info := mcpserver.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
 		// SEP-2663: params.task is ignored; the extension decides.
 		declared := info.ClientCapabilities != nil && info.ClientCapabilities.Extensions[taskExtension] != nil

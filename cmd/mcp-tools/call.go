@@ -35,23 +35,27 @@ after NAME. The exit status is 1 when the result is an error.
 A tool gated by approval (file_write, --require-approval) is put to you on the
 terminal (y/N) when stdin is one; otherwise it is refused unless
 --approval-fallback allow or --no-approval NAME says otherwise. On a terminal,
-a long call's progress is shown on stderr.
+a long call's progress is shown on stderr. With --task the call runs as a task
+(for a tool declared with task: optional or required): its status is shown on
+stderr until it ends, and Ctrl-C cancels it.
 
 Examples:
   mcp-tools call calculator '{"input": "2 ** 10"}'
   echo '{"input": "weekday of 2024-07-04"}' | mcp-tools call datetime -
   mcp-tools call json_query @query.json --json
   mcp-tools call file_read '{"path": "notes.txt"}' --root ./data
+  mcp-tools call --task --config tools.yaml train '{"epochs": 3}'
 `
 
 // call runs the call command; failed is true when the tool's result is an
 // error.
 func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (failed bool, err error) {
 	var c setup
-	var asJSON bool
+	var asJSON, asTask bool
 	fs := newFlagSet("call", callUsage)
 	c.register(fs, false)
 	fs.BoolVar(&asJSON, "json", false, "print the whole CallToolResult as JSON")
+	fs.BoolVar(&asTask, "task", false, "run the call as a task (the tool must allow it: task: optional or required) and show its progress until it ends")
 	pos, err := parse(fs, args, stdout)
 	if err != nil {
 		return false, err
@@ -94,10 +98,14 @@ func call(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			return server.Answer{}, &notAskedError{tool: name}
 		}
 	}
+	opt.Task = asTask
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p := &progressLine{out: stderr}
 		opt.Progress = p.notify
 		defer p.done()
+	} else if asTask {
+		// Off a terminal, each new status of the task on its own line.
+		opt.Progress = func(_, _ float64, message string) { fmt.Fprintf(stderr, "task: %s\n", message) }
 	}
 	res, err := srv.Call(ctx, name, rawArgs, opt)
 	if na := (*notAskedError)(nil); errors.As(err, &na) {

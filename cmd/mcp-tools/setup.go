@@ -483,7 +483,7 @@ func annotations(a *config.Annotations) tools.Annotations {
 
 func common(ct config.Tool, in, out []byte, timeout config.Duration, log *slog.Logger) remote.Common {
 	return remote.Common{Name: ct.Name, Description: ct.Description, InputSchema: in, OutputSchema: out,
-		Annotations: annotations(ct.Annotations), Timeout: timeout.D(), Logger: log}
+		Annotations: annotations(ct.Annotations), Timeout: timeout.D(), Task: tools.TaskMode(ct.Task), Logger: log}
 }
 
 func remoteTool(ct config.Tool, dir string, log *slog.Logger, tel *telemetry.Telemetry) (tools.Tool, error) {
@@ -538,7 +538,8 @@ func pipelineTool(ct config.Tool, byName map[string]tools.Tool, log *slog.Logger
 		}
 		steps = append(steps, step)
 	}
-	return pipeline.New(pipeline.Config{Name: ct.Name, Description: ct.Description, Annotations: annotations(ct.Annotations), Steps: steps, OnError: onError, Logger: log})
+	return pipeline.New(pipeline.Config{Name: ct.Name, Description: ct.Description, Annotations: annotations(ct.Annotations), Steps: steps, OnError: onError,
+		Task: tools.TaskMode(ct.Task), Logger: log})
 }
 
 // tokensFromEnv reads the bearer tokens from the environment: one, or

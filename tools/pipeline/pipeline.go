@@ -66,6 +66,10 @@ type Config struct {
 	Annotations tools.Annotations
 	Steps       []Step
 	OnError     OnError
+	// Task says whether a call of the pipeline may run as a task
+	// (tools.Info.Task): its steps then run in the background, each under
+	// its own governance. Zero: never.
+	Task tools.TaskMode
 	// Logger gets each step's input and output at DEBUG, with secrets
 	// hidden: a step's input as tools.ShowArgs shows it for that step's
 	// own tool (its Info.Secret), and a step's output, which is the next
@@ -125,6 +129,7 @@ func New(cfg Config) (*Pipeline, error) {
 		OutputSchema: last.OutputSchema,
 		Annotations:  cfg.Annotations,
 		Secret:       first.Secret,
+		Task:         cfg.Task,
 	}
 	return p, nil
 }

@@ -55,6 +55,9 @@ type Common struct {
 	// limits; the tool itself honours its context: when it ends, the
 	// process group is killed or the request aborted.
 	Timeout time.Duration `yaml:"timeout" json:"timeout,omitempty"`
+	// Task says whether a call may run as a task, which a client polls
+	// instead of waiting (tools.Info.Task). Zero: never.
+	Task tools.TaskMode `yaml:"task" json:"task,omitempty"`
 	// Logger gets DEBUG lines about each call. Nil: discarded.
 	Logger *slog.Logger `yaml:"-" json:"-"`
 }
@@ -84,7 +87,7 @@ func (c *Common) info() tools.Info {
 		in = tools.PlainSchema()
 	}
 	return tools.Info{Name: c.Name, Description: c.Description, InputSchema: in, OutputSchema: c.OutputSchema, Annotations: c.Annotations, Plain: !c.typed(),
-		Limits: tools.Limits{Timeout: c.Timeout, MaxConcurrency: c.MaxConcurrency}}
+		Limits: tools.Limits{Timeout: c.Timeout, MaxConcurrency: c.MaxConcurrency}, Task: c.Task}
 }
 
 // typed reports whether the tool declares its own input schema.

@@ -100,6 +100,7 @@ type Tool struct {
 	Burst          int              `json:"burst,omitempty" jsonschema:"minimum=1"`
 	Timeout        Duration         `json:"timeout,omitempty" jsonschema:"description=Per-call timeout for any kind of tool"`
 	Scopes         []string         `json:"scopes,omitempty" jsonschema:"description=OAuth scopes needed to see and call this tool (with auth)"`
+	Task           string           `json:"task,omitempty" jsonschema:"enum=optional,enum=required,description=Run calls as MCP tasks that clients poll: optional (when the client asks) or required (always)"`
 	Annotations    *Annotations     `json:"annotations,omitempty"`
 	InputSchema    *json.RawMessage `json:"input_schema,omitempty" jsonschema:"type=object"`
 	OutputSchema   *json.RawMessage `json:"output_schema,omitempty" jsonschema:"type=object"`
