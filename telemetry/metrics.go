@@ -81,12 +81,12 @@ func (t *Telemetry) register() error {
 // toolMetrics are one tool's series, resolved once when its Middleware is
 // built so that a call looks up no label.
 type toolMetrics struct {
-	outcomes      map[tools.Kind]prometheus.Counter
+	outcomes            map[tools.Kind]prometheus.Counter
 	ok, suspended, task prometheus.Counter
-	other         prometheus.Counter
-	duration      prometheus.Observer
-	inFlight      prometheus.Gauge
-	budget        prometheus.Counter
+	other               prometheus.Counter
+	duration            prometheus.Observer
+	inFlight            prometheus.Gauge
+	budget              prometheus.Counter
 }
 
 func (t *Telemetry) forTool(name string) *toolMetrics {
