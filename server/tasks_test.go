@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/mcp-tools/mcp-tools/server"
 	"github.com/mcp-tools/mcp-tools/state"
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/remote"
 	"github.com/mcp-tools/mcp-tools/typed"
 )
 
@@ -446,4 +449,149 @@ func TestTaskOfADeadReplicaFails(t *testing.T) {
 		t.Errorf("task of a dead replica = %v, want failed saying its replica stopped", r)
 	}
 	t.Logf("seen failed %v after the replica went silent", time.Since(start).Round(100*time.Millisecond))
+}
+
+// trainTool is a subprocess tool that may run as a task: a shell loop of
+// steps, each a progress line on stderr, that writes its process id to
+// pidFile first.
+func trainTool(t *testing.T, pidFile string) tools.Tool {
+	t.Helper()
+	script := `echo $$ > "$PID_FILE"; read -r line || true; n=$(printf %s "$line" | tr -cd 0-9); i=1
+while [ $i -le $n ]; do sleep 0.2; echo "{\"progress\": $i, \"total\": $n, \"message\": \"epoch $i of $n\"}" >&2; i=$((i+1)); done
+echo '{"output": "trained", "success": true}'`
+	cmd, err := remote.NewCommand(remote.CommandConfig{
+		Common:  remote.Common{Name: "train", Description: "Train for N epochs (input: N).", Task: tools.TaskOptional, Timeout: time.Minute},
+		Command: []string{"sh", "-c", script},
+		Env:     map[string]string{"PID_FILE": pidFile},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+func TestSubprocessTask(t *testing.T) {
+	pidFile := t.TempDir() + "/pid"
+	reg, err := tools.NewRegistry(append(testTools(), trainTool(t, pidFile))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &rpc{t: t, base: serveRegistry(t, reg, server.TransportHTTP, server.Options{}), modern: true, ext: true}
+
+	t.Run("runs with progress", func(t *testing.T) {
+		_, m := c.do("tools/call", map[string]any{"name": "train", "arguments": map[string]any{"input": "50"}}) // 10 s
+		id := result(t, m)["taskId"].(string)
+		seen := map[string]bool{}
+		for {
+			r := c.pollUntil(id, "working", "completed")
+			if msg, _ := r["statusMessage"].(string); strings.HasPrefix(msg, "epoch ") {
+				seen[msg] = true
+			}
+			if r["status"] == "completed" {
+				if out := r["result"].(map[string]any); text(out) != "trained" {
+					t.Fatalf("result = %v", out)
+				}
+				break
+			}
+			time.Sleep(150 * time.Millisecond)
+		}
+		if len(seen) < 2 {
+			t.Errorf("saw %d distinct progress messages while polling (%v), want several", len(seen), seen)
+		}
+	})
+
+	t.Run("cancel kills the process", func(t *testing.T) {
+		_, m := c.do("tools/call", map[string]any{"name": "train", "arguments": map[string]any{"input": "1000"}})
+		id := result(t, m)["taskId"].(string)
+		var pid int
+		deadline := time.Now().Add(10 * time.Second)
+		for pid == 0 {
+			b, _ := os.ReadFile(pidFile)
+			fmt.Sscan(string(b), &pid)
+			if time.Now().After(deadline) {
+				t.Fatal("the process did not start")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		c.pollUntil(id, "working")
+		c.do("tasks/cancel", map[string]any{"taskId": id})
+		// The whole process group (the shell and its sleep) goes.
+		for syscall.Kill(-pid, 0) == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("process group %d still alive after the task was cancelled", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if r := c.pollUntil(id, "cancelled", "completed"); r["status"] != "cancelled" {
+			t.Errorf("status %v, want cancelled", r["status"])
+		}
+	})
+}
+
+// stdioRPC talks JSON-RPC to ServeStdio over a pair of pipes.
+type stdioRPC struct {
+	t    *testing.T
+	in   io.Writer
+	out  *json.Decoder
+	next int
+}
+
+func (c *stdioRPC) do(method string, params map[string]any) map[string]any {
+	c.t.Helper()
+	c.next++
+	id := c.next
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if _, err := c.in.Write(append(b, '\n')); err != nil {
+		c.t.Fatal(err)
+	}
+	for {
+		var m map[string]any
+		if err := c.out.Decode(&m); err != nil {
+			c.t.Fatalf("%s: reading the answer: %v", method, err)
+		}
+		if m["id"] == float64(id) {
+			return m
+		}
+	}
+}
+
+func TestTasksOverStdio(t *testing.T) {
+	var stopped atomic.Int64
+	reg, _ := tools.NewRegistry(taskTools(&stopped)...)
+	srv, err := server.New(reg, server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(context.Background(), inR, outW); outW.Close() }()
+	t.Cleanup(func() {
+		inW.Close()
+		<-done
+	})
+	c := &stdioRPC{t: t, in: inW, out: json.NewDecoder(outR)}
+	c.do("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})
+	inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+
+	m := c.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 2, "millis_per_step": 50}, "task": map[string]any{}})
+	task, _ := result(t, m)["task"].(map[string]any)
+	id, _ := task["taskId"].(string)
+	if id == "" {
+		t.Fatalf("tools/call with params.task over stdio = %v, want a task", m)
+	}
+	if r := result(t, c.do("tasks/result", map[string]any{"taskId": id})); text(r) != "done after 2 steps" {
+		t.Errorf("tasks/result = %v", r)
+	}
+	if r := result(t, c.do("tasks/get", map[string]any{"taskId": id})); r["status"] != "completed" {
+		t.Errorf("tasks/get = %v", r)
+	}
+	m = c.do("tools/call", map[string]any{"name": "batch", "arguments": map[string]any{"steps": 100, "millis_per_step": 100}, "task": map[string]any{}})
+	id = result(t, m)["task"].(map[string]any)["taskId"].(string)
+	if r := result(t, c.do("tasks/cancel", map[string]any{"taskId": id})); r["status"] != "cancelled" {
+		t.Errorf("tasks/cancel = %v", r)
+	}
+	if m := c.do("tools/call", map[string]any{"name": "batch", "arguments": map[string]any{"steps": 1, "millis_per_step": 1}}); errorCode(m) != mcp.METHOD_NOT_FOUND {
+		t.Errorf("required tool without a task over stdio = %v, want -32601", m)
+	}
 }
