@@ -107,6 +107,8 @@ export MCP_TOOLS_STATE_KEY=${MCP_TOOLS_STATE_KEY:-$(head -c 32 /dev/urandom | ba
 args=(serve --transport http --state "redis://127.0.0.1:$REDIS_PORT/0" --builtins calculator,datetime,echo)
 if [[ $mode == bench ]]; then
   args+=(--log-level warn) # one log line per call would be measured too
+else
+  args+=(--require-approval datetime) # an approval to answer through any replica
 fi
 for ((i = 0; i < N; i++)); do
   port=$((REPLICA_PORT + i))

@@ -528,6 +528,16 @@ func (g *guard) answerTask(w http.ResponseWriter, r *http.Request, f frame, sess
 // elicitation/create): here when the question is this replica's, else
 // through the relay to the replica that asked it.
 func (g *guard) answer(w http.ResponseWriter, r *http.Request, next http.Handler, id string, body []byte) {
+	if !g.relay.s.asking(id) {
+		// No question of this session is pending here: straight to the
+		// others (mcp-go would log an error for an answer it cannot place).
+		if g.relay.forward(r.Context(), id, r.Header.Get(mcp.HeaderProtocolVersion), body) {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		writeJSONRPCError(w, http.StatusNotFound, nil, mcp.INVALID_REQUEST, "no pending request of this session has that id, on any replica")
+		return
+	}
 	rec := &recorded{header: http.Header{}}
 	next.ServeHTTP(rec, r)
 	if rec.status != http.StatusAccepted && g.relay.forward(r.Context(), id, r.Header.Get(mcp.HeaderProtocolVersion), body) {
