@@ -141,6 +141,7 @@ func (s *Server) httpTransport(transport string) *httpTransport {
 			mcpserver.WithSessionIdleTTL(s.opts.SessionIdleTimeout),
 		)
 		g.streamable = true
+		g.fast = s.fastHTTP
 		g.sessionOf = func(r *http.Request) string { return r.Header.Get(mcp.HeaderSessionID) }
 		if table.store != nil {
 			rl = newRelay(s, h, table)
@@ -323,6 +324,8 @@ type guard struct {
 	hydrate func(ctx context.Context, id string, rec sessionRecord, version string) error
 	// tasks, when a tool has a task mode, answers the tasks/* methods.
 	tasks *Server
+	// fast answers plain calls itself (streamable HTTP; nil: none).
+	fast *httpFast
 }
 
 // corsAllowHeaders are the request headers a browser client may send.
@@ -487,6 +490,12 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		sw := &streamWriter{ResponseWriter: w, last: &g.lastWrite}
 		if g.streamable {
 			r = r.WithContext(context.WithValue(r.Context(), streamWriterKey{}, sw))
+		}
+		if g.fast != nil {
+			if fs := g.fast.take(f, id, r); fs != nil {
+				g.fast.serve(sw, r, f, fs)
+				return
+			}
 		}
 		if g.tasks != nil && f.method == string(mcp.MethodToolsCall) && (f.task || g.tasks.taskModes[f.tool] != "") {
 			// The reply of a call that becomes a task is swapped in here.

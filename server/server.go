@@ -280,6 +280,12 @@ type Server struct {
 	// replica waits on (so that it takes forwarded answers).
 	asksMu sync.Mutex
 	asks   map[string]int
+	// fastHTTP answers plain streamable HTTP calls from the frame;
+	// talksBack are the tools whose calls may send the client something
+	// while they run (an approval question: gated tools and composites;
+	// a task), which mcp-go's handler must carry.
+	fastHTTP  *httpFast
+	talksBack map[string]bool
 	// tasks runs the calls that become tasks (nil when no tool has a task
 	// mode); taskModes are the tools' modes; taskReplies counts marked
 	// replies not yet written (see taskproto.go).
@@ -391,12 +397,17 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		hooks.AddBeforeCallTool(recordRequestID)
 		hooks.AddOnRegisterSession(func(context.Context, mcpserver.ClientSession) { opts.Telemetry.SessionOpened() })
 	}
+	s.fastHTTP = newHTTPFast(s, len(opts.BearerTokens) > 0 || opts.OAuth != nil)
+	s.talksBack = map[string]bool{}
 	hooks.AddOnRegisterSession(func(_ context.Context, cs mcpserver.ClientSession) {
 		if cs.SessionID() == stdioSessionID {
 			s.stdioSession.Store(&cs)
+			return
 		}
+		s.fastHTTP.registered(cs)
 	})
 	hooks.AddOnUnregisterSession(func(_ context.Context, cs mcpserver.ClientSession) {
+		s.fastHTTP.unregistered(cs.SessionID())
 		s.opts.Telemetry.SessionClosed()
 		s.limits.forget(cs.SessionID())
 		if !s.shared {
@@ -457,6 +468,9 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 		gated := opts.Approval.Gated(info.Name, info.Gated)
 		if gated {
 			s.gatedNames = append(s.gatedNames, info.Name)
+		}
+		if _, composite := t.(tools.Composite); gated || composite || info.Task != tools.TaskNever {
+			s.talksBack[info.Name] = true
 		}
 		if gated && !info.Annotations.ReadOnly {
 			// Clients can warn too: a gated tool is published as destructive.

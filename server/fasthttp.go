@@ -1,0 +1,133 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+)
+
+// The streamable HTTP fast path: as on stdio (fastpath.go), a plain
+// tools/call of a session this replica's mcp-go engine holds is answered
+// from the guard's one strict read of the frame, in the session's mcp-go
+// context, with the result encoded once. mcp-go's handlePost would decode
+// the body twice more (a probe for its shape, then the request) and wrap
+// the call in a goroutine that forwards notifications; a plain call needs
+// none of it. mcp-go still answers every call this path leaves to it: one
+// that may talk back to the client while it runs (a gated tool, which may
+// ask a person; a call with a progress token; a tool with a task mode),
+// one with parameters besides name, arguments and _meta, one of protocol
+// 2026-07-28, one whose headers mcp-go would refuse, and, once per quarter
+// of the session idle timeout, one call of each session, so that mcp-go's
+// own idle clock (which only its handler can reset) sees the session in
+// use.
+
+// httpFast is one server's streamable HTTP fast path.
+type httpFast struct {
+	s     *Server
+	auth  bool
+	every time.Duration // how often a session's call goes to mcp-go (its idle clock); 0: never needed
+
+	sessions sync.Map // session id -> *fastSession, for sessions mcp-go registered
+}
+
+// fastSession is a session mcp-go holds, as the fast path knows it.
+type fastSession struct {
+	cs       mcpserver.ClientSession
+	lastSlow atomic.Int64 // unix nanos of its last call answered by mcp-go
+}
+
+func newHTTPFast(s *Server, auth bool) *httpFast {
+	f := &httpFast{s: s, auth: auth}
+	if t := s.opts.SessionIdleTimeout; t > 0 {
+		f.every = t / 4
+	}
+	return f
+}
+
+// registered and unregistered follow mcp-go's sessions (its hooks).
+func (f *httpFast) registered(cs mcpserver.ClientSession) {
+	if id := cs.SessionID(); id != "" && id != stdioSessionID {
+		fs := &fastSession{cs: cs}
+		fs.lastSlow.Store(time.Now().UnixNano())
+		f.sessions.Store(id, fs)
+	}
+}
+
+func (f *httpFast) unregistered(id string) { f.sessions.Delete(id) }
+
+// take returns the session to answer fr in, or nil when mcp-go must.
+func (f *httpFast) take(fr frame, session string, r *http.Request) *fastSession {
+	if fr.method != string(mcp.MethodToolsCall) || fr.id == nil || fr.other != 0 || fr.modern || fr.task || session == "" {
+		return nil
+	}
+	if bytes.Contains(fr.meta, []byte(`"progressToken"`)) {
+		return nil
+	}
+	if _, ok := f.s.handlers[fr.tool]; !ok || f.s.talksBack[fr.tool] {
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return nil
+	}
+	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && (!mcp.IsValidProtocolVersion(v) || mcp.IsModernProtocol(v)) {
+		return nil
+	}
+	v, ok := f.sessions.Load(session)
+	if !ok {
+		return nil
+	}
+	fs := v.(*fastSession)
+	if f.every > 0 {
+		now := time.Now().UnixNano()
+		if last := fs.lastSlow.Load(); now-last > int64(f.every) && fs.lastSlow.CompareAndSwap(last, now) {
+			return nil // this one resets mcp-go's idle clock
+		}
+	}
+	return fs
+}
+
+// serve answers fr, a call take admitted.
+func (f *httpFast) serve(w http.ResponseWriter, r *http.Request, fr frame, fs *fastSession) {
+	h := f.s.handlers[fr.tool]
+	req := mcp.CallToolRequest{}
+	req.Method = string(mcp.MethodToolsCall)
+	req.Params.Name = fr.tool
+	req.Params.RawArguments = fr.args
+	req.Header = r.Header
+	if len(fr.meta) > 0 {
+		var m mcp.Meta
+		if json.Unmarshal(fr.meta, &m) == nil {
+			req.Params.Meta = &m
+		}
+	}
+	ctx := f.s.mcp.WithContext(withPrincipal(r.Context(), principalOf(r, f.auth)), fs.cs)
+	if f.s.opts.Telemetry != nil {
+		var id any
+		_ = json.Unmarshal(fr.id, &id)
+		recordRequestID(ctx, id, &req)
+	}
+	res, _ := h(ctx, req) // the handler never returns an error: failures are results
+	if ctx.Err() != nil && r.Context().Err() != nil {
+		return // the client is gone
+	}
+	body, err := json.Marshal(res)
+	if err != nil {
+		body = []byte(`{"content":[{"type":"text","text":"Error: internal error: the result cannot be encoded"}],"isError":true}`)
+	}
+	msg := make([]byte, 0, len(responseHead)+len(fr.id)+len(body)+12)
+	msg = append(msg, responseHead...)
+	msg = append(msg, fr.id...)
+	msg = append(msg, `,"result":`...)
+	msg = append(msg, body...)
+	msg = append(msg, "}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(msg)
+}
