@@ -63,8 +63,11 @@ func (f *httpFast) registered(cs mcpserver.ClientSession) {
 func (f *httpFast) unregistered(id string) { f.sessions.Delete(id) }
 
 // take returns the session to answer fr in, or nil when mcp-go must.
-func (f *httpFast) take(fr frame, session string, r *http.Request) *fastSession {
-	if fr.method != string(mcp.MethodToolsCall) || fr.id == nil || fr.other != 0 || fr.modern || fr.task || session == "" {
+// known is the guard's word that the session exists (in a fleet, that its
+// record is in the store): a session this engine still holds but the
+// fleet has ended is mcp-go's to refuse.
+func (f *httpFast) take(fr frame, session string, known bool, r *http.Request) *fastSession {
+	if !known || fr.method != string(mcp.MethodToolsCall) || fr.id == nil || fr.other != 0 || fr.modern || fr.task || session == "" {
 		return nil
 	}
 	if bytes.Contains(fr.meta, []byte(`"progressToken"`)) {

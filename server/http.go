@@ -492,7 +492,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			r = r.WithContext(context.WithValue(r.Context(), streamWriterKey{}, sw))
 		}
 		if g.fast != nil {
-			if fs := g.fast.take(f, id, r); fs != nil {
+			if fs := g.fast.take(f, id, sessionKnown, r); fs != nil {
 				g.fast.serve(sw, r, f, fs)
 				return
 			}
