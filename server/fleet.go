@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,11 +35,16 @@ import (
 //     and remembered approvals), and tells the others to drop their copy.
 //   - A legacy approval question (elicitation/create) travels on the SSE
 //     stream of the POST whose call asks it, so it goes out through the
-//     replica that runs the call. The client's answer is a POST that may
-//     land anywhere: a replica that has no such question pending publishes
-//     the answer on the store's bus, the replica that has it delivers it
-//     to the waiting call and acknowledges, and only then does the first
-//     replica answer 202 (or, with no acknowledgement in answerWait, 404).
+//     replica that runs the call. mcp-go numbers the questions it sends
+//     with a counter of its own process, so two replicas would send the
+//     same ids; on its way out, a question's id becomes
+//     "mcp-tools:<replica>:<n>", unique in the fleet, naming the replica
+//     that waits for the answer. The client's answer is a POST that may
+//     land anywhere: the replica it lands on gives it back its number and
+//     delivers it, when the id names itself, or publishes it to the replica
+//     the id names, which delivers it to the waiting call and
+//     acknowledges; only then does the first replica answer 202 (no
+//     acknowledgement in answerWait: 404).
 //
 // Legacy HTTP+SSE sessions are not shared: their stream is the session, so
 // a balancer must keep each on one replica.
@@ -67,6 +74,7 @@ const (
 // answerMsg is an elicitation answer forwarded to the other replicas.
 type answerMsg struct {
 	From    string          `json:"f"` // the forwarding replica
+	To      string          `json:"t,omitempty"`
 	ID      string          `json:"m"` // this message, for the ack
 	Session string          `json:"s"`
 	Version string          `json:"v,omitempty"` // Mcp-Protocol-Version
@@ -103,10 +111,11 @@ func (r *relay) close() {
 	}
 }
 
-// forward publishes an answer this replica could not deliver, and reports
-// whether another replica took it.
-func (r *relay) forward(ctx context.Context, session, version string, body []byte) bool {
-	m := answerMsg{From: r.replica, ID: rand.Text(), Session: session, Version: version, Body: body}
+// forward publishes an answer this replica could not deliver (to the
+// replica to, or to any that asked in the session when to is ""), and
+// reports whether another replica took it.
+func (r *relay) forward(ctx context.Context, to, session, version string, body []byte) bool {
+	m := answerMsg{From: r.replica, To: to, ID: rand.Text(), Session: session, Version: version, Body: body}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return false
@@ -150,7 +159,10 @@ func (r *relay) onAck(msg []byte) {
 // one in that session.
 func (r *relay) onAnswer(msg []byte) {
 	var m answerMsg
-	if json.Unmarshal(msg, &m) != nil || m.From == r.replica || !r.s.asking(m.Session) {
+	if json.Unmarshal(msg, &m) != nil || m.From == r.replica {
+		return
+	}
+	if (m.To != "" && m.To != r.replica) || (m.To == "" && !r.s.asking(m.Session)) {
 		return
 	}
 	rec := r.s.serveInternal(context.Background(), r.h, internalReq{}, m.Session, m.Version, m.Body)
@@ -299,4 +311,76 @@ func (t *sessionTable) createRecord(ctx context.Context, id string, rec sessionR
 		return err
 	}
 	return t.store.Set(ctx, sessionKey(id), b, max(t.ttl, 0))
+}
+
+// askIDPrefix starts the fleet-wide id of a question this server sends a
+// client: askIDPrefix + replica + ":" + mcp-go's number.
+const askIDPrefix = "mcp-tools:"
+
+// serverRequests are the requests mcp-go sends clients, whose ids a fleet
+// rewrites.
+var serverRequests = [][]byte{[]byte(`"method":"elicitation/create"`), []byte(`"method":"sampling/createMessage"`), []byte(`"method":"roots/list"`)}
+
+// sseRequestHead is how mcp-go writes a server request on a stream.
+var sseRequestHead = []byte(`data: {"jsonrpc":"2.0","id":`)
+
+// tagAsk returns p (what mcp-go writes on a stream) with the id of a server
+// request in it made fleet-wide. Anything else comes back as it was.
+func (r *relay) tagAsk(p []byte) []byte {
+	i := bytes.Index(p, sseRequestHead)
+	if i < 0 {
+		return p
+	}
+	isRequest := false
+	for _, m := range serverRequests {
+		isRequest = isRequest || bytes.Contains(p, m)
+	}
+	if !isRequest {
+		return p
+	}
+	start := i + len(sseRequestHead)
+	end := start
+	for end < len(p) && p[end] >= '0' && p[end] <= '9' {
+		end++
+	}
+	if end == start || end >= len(p) || p[end] != ',' {
+		return p
+	}
+	out := make([]byte, 0, len(p)+len(askIDPrefix)+len(r.replica)+3)
+	out = append(out, p[:start]...)
+	out = append(out, '"')
+	out = append(out, askIDPrefix...)
+	out = append(out, r.replica...)
+	out = append(out, ':')
+	out = append(out, p[start:end]...)
+	out = append(out, '"')
+	return append(out, p[end:]...)
+}
+
+// untagAnswer reads a client's answer whose id is fleet-wide: the replica
+// that asked, and the body with mcp-go's own number back in place of the
+// id.
+func untagAnswer(body []byte) (replica string, out []byte, ok bool) {
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(body, &msg) != nil {
+		return "", nil, false
+	}
+	var id string
+	if json.Unmarshal(msg["id"], &id) != nil {
+		return "", nil, false
+	}
+	rest, found := strings.CutPrefix(id, askIDPrefix)
+	if !found {
+		return "", nil, false
+	}
+	replica, n, found := strings.Cut(rest, ":")
+	if _, err := strconv.ParseInt(n, 10, 64); !found || err != nil || replica == "" {
+		return "", nil, false
+	}
+	msg["id"] = json.RawMessage(n)
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return "", nil, false
+	}
+	return replica, out, true
 }

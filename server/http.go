@@ -85,12 +85,16 @@ func (s *Server) httpTransport(transport string) *httpTransport {
 	if transport == TransportHTTP && s.shared {
 		// Sessions live in the store, so that every replica serves them.
 		table.store, table.ttl = s.store, s.opts.SessionIdleTimeout
-		table.onEnd = func(ctx context.Context, id string) {
+		table.onEnd = func(ctx context.Context, id string) error {
 			if err := s.store.Delete(ctx, sessionKey(id)); err != nil {
-				s.log.Warn("session record not deleted: the state store cannot be reached; it expires when idle", "err", err)
+				// The client learns the session did not end (HTTP 500 from
+				// mcp-go), and may retry.
+				s.log.Warn("session not ended: the state store cannot be reached", "err", err)
+				return unavailable("the session cannot be ended", err)
 			}
 			s.forgetSession(ctx, id)
 			rl.ended(ctx, id)
+			return nil
 		}
 	}
 	s.closersMu.Lock()
@@ -216,13 +220,15 @@ func corsOrigins(allowed []string) []string {
 const ReadHeaderTimeout = 10 * time.Second
 
 // Serve accepts HTTP connections on ln and serves h on them (usually
-// StreamableHTTPHandler, SSEHandler or OpsHandler), until Shutdown: new
-// calls are then refused, in-flight calls may finish within the grace
-// period, the rest are cancelled and still get their response, and only
-// then is ln closed. Serve returns nil after that clean shutdown, or the
-// error that ended accepting (ln is closed then too). A Serve that starts
-// once a shutdown has begun serves nothing: it closes ln and returns
-// http.ErrServerClosed.
+// StreamableHTTPHandler, SSEHandler or OpsHandler), until Shutdown. When a
+// shutdown begins (after Options.DrainDelay), ln is closed, so that a
+// balancer sends new connections elsewhere, and idle keep-alive
+// connections are closed; requests already on a connection are served:
+// new calls among them are refused, in-flight calls may finish within the
+// grace period, the rest are cancelled and still get their response.
+// Serve returns nil after that clean shutdown, or the error that ended
+// accepting (ln is closed then too). A Serve that starts once a shutdown
+// has begun serves nothing: it closes ln and returns http.ErrServerClosed.
 //
 // Connections idle longer than Options.HTTPIdleTimeout are closed, and a
 // request's headers must arrive within ReadHeaderTimeout. Serve does not
@@ -401,7 +407,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			return
 		}
 		if r.Method == http.MethodGet && g.streamable {
-			next.ServeHTTP(&streamWriter{ResponseWriter: w, last: &g.lastWrite}, r)
+			next.ServeHTTP(g.writer(w), r)
 			return
 		}
 		if r.Body == nil || r.Method != http.MethodPost {
@@ -487,7 +493,7 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			g.answer(w, r, next, id, body)
 			return
 		}
-		sw := &streamWriter{ResponseWriter: w, last: &g.lastWrite}
+		sw := g.writer(w)
 		if g.streamable {
 			r = r.WithContext(context.WithValue(r.Context(), streamWriterKey{}, sw))
 		}
@@ -533,14 +539,39 @@ func (g *guard) answerTask(w http.ResponseWriter, r *http.Request, f frame, sess
 	}
 }
 
+// writer wraps a streamable HTTP response (or the legacy SSE stream).
+func (g *guard) writer(w http.ResponseWriter) *streamWriter {
+	sw := &streamWriter{ResponseWriter: w, last: &g.lastWrite}
+	if g.relay != nil {
+		sw.tag = g.relay.tagAsk
+	}
+	return sw
+}
+
 // answer delivers a client's answer to a server request (an approval's
 // elicitation/create): here when the question is this replica's, else
 // through the relay to the replica that asked it.
 func (g *guard) answer(w http.ResponseWriter, r *http.Request, next http.Handler, id string, body []byte) {
+	version := r.Header.Get(mcp.HeaderProtocolVersion)
+	if asker, untagged, ok := untagAnswer(body); ok {
+		// The id names the replica that asked (see fleet.go).
+		if asker != g.relay.replica {
+			if g.relay.forward(r.Context(), asker, id, version, untagged) {
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+			writeJSONRPCError(w, http.StatusNotFound, nil, mcp.INVALID_REQUEST, "no pending request has that id: the replica that asked is gone, or the question timed out")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(untagged))
+		r.ContentLength = int64(len(untagged))
+		next.ServeHTTP(w, r)
+		return
+	}
 	if !g.relay.s.asking(id) {
 		// No question of this session is pending here: straight to the
 		// others (mcp-go would log an error for an answer it cannot place).
-		if g.relay.forward(r.Context(), id, r.Header.Get(mcp.HeaderProtocolVersion), body) {
+		if g.relay.forward(r.Context(), "", id, version, body) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
@@ -549,7 +580,7 @@ func (g *guard) answer(w http.ResponseWriter, r *http.Request, next http.Handler
 	}
 	rec := &recorded{header: http.Header{}}
 	next.ServeHTTP(rec, r)
-	if rec.status != http.StatusAccepted && g.relay.forward(r.Context(), id, r.Header.Get(mcp.HeaderProtocolVersion), body) {
+	if rec.status != http.StatusAccepted && g.relay.forward(r.Context(), "", id, version, body) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -600,6 +631,8 @@ type streamWriter struct {
 	http.ResponseWriter
 	last   *atomic.Int64
 	writes atomic.Int64 // writes on this response
+	// tag, in a fleet, makes the ids of server requests fleet-wide.
+	tag func([]byte) []byte
 }
 
 type streamWriterKey struct{}
@@ -607,6 +640,14 @@ type streamWriterKey struct{}
 func (w *streamWriter) Write(p []byte) (int, error) {
 	w.last.Store(time.Now().UnixNano())
 	w.writes.Add(1)
+	if w.tag != nil {
+		if out := w.tag(p); len(out) != len(p) {
+			if _, err := w.ResponseWriter.Write(out); err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		}
+	}
 	return w.ResponseWriter.Write(p)
 }
 
@@ -759,8 +800,9 @@ type sessionTable struct {
 	max   int // < 0: no bound
 	store state.Store
 	ttl   time.Duration // a record's idle timeout (<= 0: none)
-	// onEnd runs when a principal ends a session (DELETE), with a store.
-	onEnd func(ctx context.Context, id string)
+	// onEnd runs when a principal ends a session (DELETE), with a store;
+	// an error keeps the session.
+	onEnd func(ctx context.Context, id string) error
 
 	mu       sync.Mutex
 	owners   map[string]string
@@ -953,7 +995,9 @@ func (b boundSessions) Terminate(id string) (bool, error) {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		b.t.onEnd(context.WithoutCancel(ctx), id)
+		if err := b.t.onEnd(context.WithoutCancel(ctx), id); err != nil {
+			return false, err
+		}
 	}
 	b.t.remove(id)
 	return false, nil

@@ -332,7 +332,7 @@ type Server struct {
 
 // New builds the server: every descriptor is built, and every input schema
 // compiled, here, once. It fails if a schema does not compile.
-func New(reg *tools.Registry, opts Options) (*Server, error) {
+func New(reg *tools.Registry, opts Options) (_ *Server, err error) {
 	opts = opts.withDefaults()
 	s := &Server{opts: opts, log: opts.Logger, reg: reg, shutdownDone: make(chan struct{}), stopEarly: make(chan struct{}), draining: make(chan struct{}),
 		handlers: map[string]mcpserver.ToolHandlerFunc{}}
@@ -377,6 +377,15 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 	if s.store == nil {
 		s.store = state.NewMemory()
 	}
+	defer func() {
+		if err != nil {
+			// Stop what was started (the store's watcher, the task
+			// engine's subscription) for a server that will never run.
+			for _, c := range s.closers {
+				c(context.Background())
+			}
+		}
+	}()
 	s.shared = state.Shared(s.store)
 	if err := s.setupKeys(opts); err != nil {
 		return nil, err
@@ -514,6 +523,7 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 				s.recoverMiddleware,
 				s.logMiddleware,
 				s.outcomeMiddleware,
+				s.limitMiddleware, // a session's running tasks hold its places too
 			}, own...), opts.Middleware...)...)
 			task = s.taskMiddleware(info, work)
 		}
@@ -546,9 +556,42 @@ func New(reg *tools.Registry, opts Options) (*Server, error) {
 			}
 		}
 	}
+	gatedSet := map[string]bool{}
+	for _, name := range s.gatedNames {
+		gatedSet[name] = true
+	}
+	for _, c := range composites {
+		if c.Info().Task == tools.TaskNever {
+			continue
+		}
+		if step := gatedStep(reg, c, gatedSet, map[string]bool{}); step != "" {
+			return nil, fmt.Errorf("server: pipeline %q runs as a task, but its step %q needs a person's approval, which a task running in the background cannot ask for; gate the pipeline itself (it is asked before the task starts) or drop its task mode", c.Info().Name, step)
+		}
+	}
 	s.steps = steps
 	s.mcp.AddTools(serverTools...)
 	return s, nil
+}
+
+// gatedStep returns a step of c (at any depth) that is gated, or "".
+func gatedStep(reg *tools.Registry, c tools.Composite, gated, seen map[string]bool) string {
+	for _, name := range c.Steps() {
+		if gated[name] {
+			return name
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if t, ok := reg.Lookup(name); ok {
+			if inner, ok := t.(tools.Composite); ok {
+				if g := gatedStep(reg, inner, gated, seen); g != "" {
+					return g
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // callStep is the tools.Caller every composite is handed: a step's

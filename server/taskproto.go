@@ -94,6 +94,12 @@ func (*taskCreated) TaskStarted() {}
 // decideTask reads whether a call of a tool with mode runs as a task. A
 // non-nil refusal is the JSON-RPC error to answer instead.
 func decideTask(ctx context.Context, mode tools.TaskMode, req mcp.CallToolRequest) (want *taskWant, refusal *taskReply) {
+	if overSSE(ctx) {
+		// Legacy HTTP+SSE has no tasks: its replies travel on a stream the
+		// server does not rewrite, and its task methods would have to too.
+		// Every call runs to its end there; tasks are not advertised.
+		return nil, nil
+	}
 	if asked, _ := ctx.Value(localTaskKey{}).(bool); asked {
 		// Server.Call with CallOptions.Task.
 		if mode == tools.TaskNever {
@@ -506,8 +512,8 @@ func resultText(r *mcp.CallToolResult) string {
 // (2026-07-28), and execution.taskSupport in a 2025-11-25 tools/list (a
 // 2026-07-28 Tool has no such field).
 func (s *Server) taskHooks(h *mcpserver.Hooks, modes map[string]tools.TaskMode) {
-	h.AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
-		if res == nil {
+	h.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		if res == nil || overSSE(ctx) {
 			return
 		}
 		caps := &mcp.TasksCapability{Cancel: &struct{}{}, Requests: &mcp.TaskRequestsCapability{}}
@@ -527,7 +533,7 @@ func (s *Server) taskHooks(h *mcpserver.Hooks, modes map[string]tools.TaskMode) 
 		res.Capabilities.Extensions[taskExtension] = map[string]any{}
 	})
 	h.AddAfterListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
-		if res == nil || mcpserver.IsModernRequest(ctx) {
+		if res == nil || mcpserver.IsModernRequest(ctx) || overSSE(ctx) {
 			return
 		}
 		for i := range res.Tools {

@@ -26,8 +26,10 @@ import (
 //	task:<id>        the record (status, last progress message, result)
 //	task-alive:<id>  renewed every second by the replica running the task;
 //	                 a working task whose mark is gone ended with its replica
-//	task-final:<id>  the first terminal status written wins (SET NX): a
-//	                 cancelled task stays cancelled when its work ends later
+//	task-final:<id>  the task's terminal record: the first one written wins
+//	                 (SET NX), and it is read before task:<id>, so a
+//	                 cancelled task stays cancelled when its work ends
+//	                 later, and a late progress report cannot revive it
 //
 // The protocol side (both eras' shapes and methods) is in taskproto.go.
 
@@ -39,6 +41,11 @@ const (
 	// DefaultTaskPollInterval is the polling interval suggested to clients.
 	DefaultTaskPollInterval = time.Second
 )
+
+// maxRunningTasks bounds the tasks one server runs at once (each holds a
+// goroutine, and a process or a connection while its tool runs); past it,
+// a call that would become a task is refused before it is created.
+const maxRunningTasks = 1000
 
 // Task liveness: how often a running task's replica renews its mark, and
 // how long the mark lives. A task whose replica dies is seen failed at
@@ -146,6 +153,13 @@ func (e *taskEngine) start(ctx context.Context, info tools.Info, args json.RawMe
 	}
 	if err := e.s.store.Set(ctx, "task-alive:"+rec.ID, []byte{1}, taskAliveTTL); err != nil {
 		return nil, unavailable("the task cannot be created", err)
+	}
+	e.mu.Lock()
+	busy := len(e.running) >= maxRunningTasks
+	e.mu.Unlock()
+	if busy {
+		return nil, &tools.Error{Kind: tools.KindUnavailable,
+			Message: fmt.Sprintf("the server is busy: %d tasks are running on it, the most it runs at once; the tool did not run; retry later", maxRunningTasks)}
 	}
 	if !e.s.calls.start() {
 		return nil, &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the task was not started"}
@@ -261,19 +275,17 @@ func (e *taskEngine) finish(ctx context.Context, rec *taskRecord) bool {
 	if ttl <= 0 {
 		return false
 	}
-	first, err := e.s.store.SetNX(ctx, "task-final:"+rec.ID, []byte(rec.Status), ttl)
+	rec.Updated = time.Now().UTC().Truncate(time.Millisecond)
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return false
+	}
+	first, err := e.s.store.SetNX(ctx, "task-final:"+rec.ID, b, ttl)
 	if err != nil {
 		e.s.log.Warn("task end not recorded: the state store cannot be reached; the task will read as failed", "task", rec.ID, "err", err)
 		return false
 	}
-	if !first {
-		return false
-	}
-	rec.Updated = time.Now().UTC().Truncate(time.Millisecond)
-	if err := e.put(ctx, rec); err != nil {
-		e.s.log.Warn("task end not recorded: the state store cannot be reached", "task", rec.ID, "err", err)
-	}
-	return true
+	return first
 }
 
 // put writes rec for the rest of its time to live.
@@ -290,8 +302,9 @@ func (e *taskEngine) put(ctx context.Context, rec *taskRecord) error {
 }
 
 // update reads the record, changes it, and writes it back when change
-// says so. (Only the replica running a task updates a working record; a
-// terminal one is only ever written once, by finish.)
+// says so. (Only the replica running a task updates its working record;
+// once the task has a terminal record, read returns that one, and no
+// update can hide it.)
 func (e *taskEngine) update(id string, change func(*taskRecord) bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), taskHeartbeat)
 	defer cancel()
@@ -303,9 +316,13 @@ func (e *taskEngine) update(id string, change func(*taskRecord) bool) {
 	_ = e.put(ctx, rec)
 }
 
-// read returns the record of a task, or errTaskNotFound.
+// read returns the record of a task, its terminal one when it has ended,
+// or errTaskNotFound.
 func (e *taskEngine) read(ctx context.Context, id string) (*taskRecord, error) {
-	b, err := e.s.store.Get(ctx, taskKey(id), 0)
+	b, err := e.s.store.Get(ctx, "task-final:"+id, 0)
+	if errors.Is(err, state.ErrNotFound) {
+		b, err = e.s.store.Get(ctx, taskKey(id), 0)
+	}
 	if errors.Is(err, state.ErrNotFound) {
 		return nil, errTaskNotFound
 	}
