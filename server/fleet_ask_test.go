@@ -46,7 +46,7 @@ func streamCall(t *testing.T, base, sess string, id int, name string, args map[s
 // sees differ, and an answer posted to either replica reaches the question
 // it answers, never the other.
 func TestFleetQuestionsHaveFleetWideIDs(t *testing.T) {
-	f := startFleet(t, 2, fleetStores[0].open(t), server.Options{})
+	f := startFleet(t, 2, fleetStores[0].open(t), server.Options{ShutdownGrace: 100 * time.Millisecond})
 	s := openFleetSession(t, f.replicas[0], true)
 	a, b := make(chan map[string]any, 8), make(chan map[string]any, 8)
 	streamCall(t, f.replicas[0], s.id, 11, "send", map[string]any{"to": "alice", "body": "approved by the person"}, a)

@@ -204,6 +204,12 @@ func (l *sessionLimits) forget(id string) { l.sem.Delete(id) }
 // free place (or for their context to end).
 func (s *Server) limitMiddleware(_ tools.Info, next tools.Func) tools.Func {
 	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+		if _, task := ctx.Value(taskWantKey{}).(*taskWant); task {
+			// A call that becomes a task is created at once; its work,
+			// in the background, takes the session's place (the task
+			// chain has this middleware too, without the request).
+			return next(ctx, args)
+		}
 		id := ""
 		if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {
 			id = cs.SessionID()

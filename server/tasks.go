@@ -167,7 +167,7 @@ func (e *taskEngine) start(ctx context.Context, info tools.Info, args json.RawMe
 	// The work outlives the request that created it: it ends when it is
 	// done, cancelled (tasks/cancel, on any replica), or when the server's
 	// shutdown grace is over.
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	runCtx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), taskWantKey{}, nil))
 	stopLink := context.AfterFunc(e.s.hardStop, cancel)
 	e.mu.Lock()
 	e.running[rec.ID] = cancel
