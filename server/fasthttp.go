@@ -99,17 +99,8 @@ func (f *httpFast) take(fr frame, session string, known bool, r *http.Request) *
 // serve answers fr, a call take admitted.
 func (f *httpFast) serve(w http.ResponseWriter, r *http.Request, fr frame, fs *fastSession) {
 	h := f.s.handlers[fr.tool]
-	req := mcp.CallToolRequest{}
-	req.Method = string(mcp.MethodToolsCall)
-	req.Params.Name = fr.tool
-	req.Params.RawArguments = fr.args
+	req := fastRequest(fr)
 	req.Header = r.Header
-	if len(fr.meta) > 0 {
-		var m mcp.Meta
-		if json.Unmarshal(fr.meta, &m) == nil {
-			req.Params.Meta = &m
-		}
-	}
 	ctx := f.s.mcp.WithContext(withPrincipal(r.Context(), principalOf(r, f.auth)), fs.cs)
 	if f.s.opts.Telemetry != nil {
 		var id any
@@ -120,16 +111,7 @@ func (f *httpFast) serve(w http.ResponseWriter, r *http.Request, fr frame, fs *f
 	if ctx.Err() != nil && r.Context().Err() != nil {
 		return // the client is gone
 	}
-	body, err := json.Marshal(res)
-	if err != nil {
-		body = []byte(`{"content":[{"type":"text","text":"Error: internal error: the result cannot be encoded"}],"isError":true}`)
-	}
-	msg := make([]byte, 0, len(responseHead)+len(fr.id)+len(body)+12)
-	msg = append(msg, responseHead...)
-	msg = append(msg, fr.id...)
-	msg = append(msg, `,"result":`...)
-	msg = append(msg, body...)
-	msg = append(msg, "}\n"...)
+	msg := encodeResponse(fr.id, res)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(msg)

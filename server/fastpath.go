@@ -71,16 +71,7 @@ func (p *fastPath) eligible(f frame) bool {
 // been answered.
 func (p *fastPath) start(f frame, done func()) {
 	h := p.s.handlers[f.tool]
-	req := mcp.CallToolRequest{}
-	req.Method = string(mcp.MethodToolsCall)
-	req.Params.Name = f.tool
-	req.Params.RawArguments = f.args
-	if len(f.meta) > 0 {
-		var m mcp.Meta
-		if json.Unmarshal(f.meta, &m) == nil {
-			req.Params.Meta = &m
-		}
-	}
+	req := fastRequest(f)
 	key := idKey(f.id)
 	// Counted in flight now, as it is read: a shutdown that begins before
 	// its goroutine runs (stdin closing right after it) still waits for it.
@@ -140,6 +131,28 @@ var responseHead = []byte(`{"jsonrpc":"2.0","id":`)
 // It goes through the session's writer, so a cancelled call's response is
 // dropped as on mcp-go's path.
 func (p *fastPath) respond(id []byte, res *mcp.CallToolResult) {
+	_, _ = p.w.Write(encodeResponse(id, res))
+}
+
+// fastRequest is the CallToolRequest a fast path hands a tool's handler,
+// made from the frame's parts: its arguments' bytes as they came.
+func fastRequest(f frame) mcp.CallToolRequest {
+	req := mcp.CallToolRequest{}
+	req.Method = string(mcp.MethodToolsCall)
+	req.Params.Name = f.tool
+	req.Params.RawArguments = f.args
+	if len(f.meta) > 0 {
+		var m mcp.Meta
+		if json.Unmarshal(f.meta, &m) == nil {
+			req.Params.Meta = &m
+		}
+	}
+	return req
+}
+
+// encodeResponse is the JSON-RPC response, one line, to the call with the
+// raw id: the result encoded once.
+func encodeResponse(id []byte, res *mcp.CallToolResult) []byte {
 	body, err := json.Marshal(res)
 	if err != nil {
 		body = []byte(`{"content":[{"type":"text","text":"Error: internal error: the result cannot be encoded"}],"isError":true}`)
@@ -149,8 +162,7 @@ func (p *fastPath) respond(id []byte, res *mcp.CallToolResult) {
 	msg = append(msg, id...)
 	msg = append(msg, `,"result":`...)
 	msg = append(msg, body...)
-	msg = append(msg, "}\n"...)
-	_, _ = p.w.Write(msg)
+	return append(msg, "}\n"...)
 }
 
 // stdioSessionRef holds the stdio session mcp-go registers, for the fast
