@@ -320,6 +320,10 @@ type lockedWriter struct {
 	rewrite func([]byte) []byte
 	broken  func(error)
 	err     error
+	// pending holds what was written while another goroutine's write was
+	// in progress (writing); spare is the buffer it last used.
+	pending, spare []byte
+	writing        bool
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
@@ -344,18 +348,40 @@ func (o ownWriter) Write(p []byte) (int, error) { return o.l.writeOwn(p) }
 // refusals, which belong to no tracked call.
 func (l *lockedWriter) writeOwn(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.err != nil {
+		l.mu.Unlock()
 		return 0, l.err
 	}
-	n, err := l.w.Write(p)
-	if err != nil {
-		l.err = err
-		if l.broken != nil {
-			go l.broken(err)
+	l.pending = append(l.pending, p...)
+	if l.writing {
+		// The goroutine writing now takes this message along when its
+		// write returns: many responses ready at once leave in one write.
+		l.mu.Unlock()
+		return len(p), nil
+	}
+	l.writing = true
+	for len(l.pending) > 0 && l.err == nil {
+		buf := l.pending
+		l.pending = l.spare[:0]
+		l.mu.Unlock()
+		_, err := l.w.Write(buf)
+		l.mu.Lock()
+		l.spare = buf[:0]
+		if err != nil {
+			l.err = err
+			l.pending = nil
+			if l.broken != nil {
+				go l.broken(err)
+			}
 		}
 	}
-	return n, err
+	l.writing = false
+	err := l.err
+	l.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // cancelledSet remembers the ids of requests the client cancelled, so that
