@@ -175,7 +175,7 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 	if err != nil {
 		return nil, log, err
 	}
-	if c.store, err = c.openState(); err != nil {
+	if c.store, err = c.openState(log); err != nil {
 		return nil, log, err
 	}
 	opts := server.Options{

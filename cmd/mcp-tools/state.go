@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"log/slog"
 	neturl "net/url"
 	"os"
 	"regexp"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/mcp-tools/mcp-tools/server"
 	"github.com/mcp-tools/mcp-tools/state"
@@ -22,7 +26,7 @@ const (
 // openState opens the store --state names: in memory when it names none.
 // ${VAR} references in the URL are read from the environment, so that a
 // password need not be written in a command line or a file.
-func (c *setup) openState() (state.Store, error) {
+func (c *setup) openState(log *slog.Logger) (state.Store, error) {
 	if c.stateURL == "" || !c.serving {
 		return state.NewMemory(), nil
 	}
@@ -34,7 +38,18 @@ func (c *setup) openState() (state.Store, error) {
 	if err != nil {
 		return nil, usagef("--state: %v", err)
 	}
+	// go-redis reports each failed connection on its own; the server
+	// reports the store's state (a WARN when it goes, /readyz): its lines
+	// are DEBUG in our log, never its own lines on stderr.
+	redis.SetLogger(redisLog{log})
 	return st, nil
+}
+
+// redisLog passes go-redis's log lines to the server's log at DEBUG.
+type redisLog struct{ log *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)

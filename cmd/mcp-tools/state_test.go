@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +82,7 @@ func TestOpenState(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := setup{stateURL: tt.url, serving: tt.serving}
-			st, err := c.openState()
+			st, err := c.openState(slog.New(slog.DiscardHandler))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("openState() error = %v, want one containing %q", err, tt.wantErr)
