@@ -11,8 +11,12 @@
 // descriptor (tools.Info: gated, limits, scopes, secrets) and the Options:
 //
 //	telemetry → recover → log → outcome → session limit → validate → budget →
-//	approval → server-wide limit → tool limit and rate → timeout →
+//	approval → [task] → server-wide limit → tool limit and rate → timeout →
 //	Options.Middleware... → tool
+//
+// A call that becomes a task (tools.Info.Task; see tasks.go) is answered at
+// [task] with its handle, and the rest runs in the background under its own
+// telemetry, recovery, log line, session limit and the layers after it.
 //
 // A panic anywhere inside is recovered; a call refused by validation never
 // reaches the budget or anything after it. A call waiting for a person holds
@@ -27,9 +31,11 @@
 // sealed, single-use state, and the retry resumes at that step (see
 // resume.go).
 //
-// Every message is read strictly before mcp-go sees it (frame.go). On stdio a
-// plain tools/call is then answered from that one read (fastpath.go); mcp-go
-// is the protocol engine for everything else.
+// Every message is read strictly before mcp-go sees it (frame.go). A plain
+// tools/call is then answered from that one read, on stdio (fastpath.go) and
+// streamable HTTP (fasthttp.go); mcp-go is the protocol engine for everything
+// else. State that replicas share lives in Options.State (shared.go,
+// fleet.go).
 //
 // Sessions: the per-session limit, budget and approval memory key on the
 // MCP session id. Requests of protocol 2026-07-28 over HTTP carry no session:
