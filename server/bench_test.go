@@ -37,6 +37,11 @@ func toJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 // BenchmarkCallBareMCPGo is the floor: the same echo tool as a bare mcp-go
 // handler, as in ../shared/bench/mcpgo-echo.
 func BenchmarkCallBareMCPGo(b *testing.B) {
+	benchHandle(b, bareEcho())
+}
+
+// bareEcho is the echo tool as a bare mcp-go server.
+func bareEcho() *mcpserver.MCPServer {
 	s := mcpserver.NewMCPServer("bare", "1", mcpserver.WithToolCapabilities(false))
 	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("Return the given text"),
 		mcp.WithString("text", mcp.Required(), mcp.Description("text to echo"))),
@@ -47,7 +52,7 @@ func BenchmarkCallBareMCPGo(b *testing.B) {
 			}
 			return mcp.NewToolResultText(text), nil
 		})
-	benchHandle(b, s)
+	return s
 }
 
 // BenchmarkCallMCPTools is one tools/call through the full mcp-tools stack:
@@ -111,17 +116,7 @@ func benchHTTP(b *testing.B, h http.Handler) {
 // BenchmarkHTTPBareMCPGo is streamable HTTP's floor: the echo tool on a
 // bare mcp-go server (stateful sessions, as mcp-tools has).
 func BenchmarkHTTPBareMCPGo(b *testing.B) {
-	s := mcpserver.NewMCPServer("bare", "1", mcpserver.WithToolCapabilities(false))
-	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("Return the given text"),
-		mcp.WithString("text", mcp.Required(), mcp.Description("text to echo"))),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			text, err := req.RequireString("text")
-			if err != nil {
-				return mcp.NewToolResultError(err.Error()), nil
-			}
-			return mcp.NewToolResultText(text), nil
-		})
-	benchHTTP(b, mcpserver.NewStreamableHTTPServer(s, mcpserver.WithStateLess(false)))
+	benchHTTP(b, mcpserver.NewStreamableHTTPServer(bareEcho(), mcpserver.WithStateLess(false)))
 }
 
 // BenchmarkHTTPMCPTools is one tools/call through the full stack over

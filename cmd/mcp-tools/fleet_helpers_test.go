@@ -747,3 +747,44 @@ func (c *mcpConn) end(ctx context.Context, url string) (int, error) {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	return resp.StatusCode, nil
 }
+
+// launch starts three replicas of the package's race-enabled binary with
+// args and env, logging into dir, and nginx in front of them (round robin,
+// keeping idle connections to the replicas, as a production config does).
+// When the test ends it fails on a replica's data race report, and prints
+// the logs if the test failed.
+func (f *fleet) launch(t *testing.T, nginxBin, dir string, args, env []string) {
+	t.Helper()
+	for i := range 3 {
+		f.replicas = append(f.replicas, newReplica(t, fmt.Sprintf("replica%d", i), binary, dir, args, env))
+	}
+	errs := make(chan error, len(f.replicas))
+	for _, r := range f.replicas {
+		go func() { errs <- r.start(t.Context(), f.hc) }()
+	}
+	for range f.replicas {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var upstreams []string
+	for _, r := range f.replicas {
+		upstreams = append(upstreams, "127.0.0.1:"+r.port)
+	}
+	f.nginx = startNginx(t, nginxBin, f.hc, upstreams, 32)
+	t.Cleanup(func() {
+		for _, r := range f.replicas {
+			if b, err := os.ReadFile(r.log); err == nil && strings.Contains(string(b), "WARNING: DATA RACE") {
+				t.Errorf("%s reported a data race; its log:\n%s", r.name, b)
+			}
+		}
+		if !t.Failed() {
+			return
+		}
+		for _, r := range f.replicas {
+			t.Logf("%s's log (last lines):\n%s", r.name, tail(r.log, 60))
+		}
+		t.Logf("nginx's error log:\n%s", tail(f.nginx.dir+"/error.log", 30))
+		t.Logf("nginx's access log:\n%s", tail(f.nginx.dir+"/access.log", 30))
+	})
+}

@@ -62,37 +62,7 @@ func startTaskFleet(t *testing.T, nginxBin string) *taskFleet {
 		"--shutdown-grace", "1s",
 	}
 	env := []string{"MCP_TOOLS_STATE_KEY=" + fleetStateKey, "MCP_TOOLS_FLEET_TASK_DIR=" + f.dir}
-	for i := range 3 {
-		f.replicas = append(f.replicas, newReplica(t, fmt.Sprintf("replica%d", i), binary, logs, args, env))
-	}
-	errs := make(chan error, len(f.replicas))
-	for _, r := range f.replicas {
-		go func() { errs <- r.start(t.Context(), f.hc) }()
-	}
-	for range f.replicas {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
-	var upstreams []string
-	for _, r := range f.replicas {
-		upstreams = append(upstreams, "127.0.0.1:"+r.port)
-	}
-	f.nginx = startNginx(t, nginxBin, f.hc, upstreams, 32)
-	t.Cleanup(func() {
-		for _, r := range f.replicas {
-			if b, err := os.ReadFile(r.log); err == nil && strings.Contains(string(b), "WARNING: DATA RACE") {
-				t.Errorf("%s reported a data race; its log:\n%s", r.name, b)
-			}
-		}
-		if !t.Failed() {
-			return
-		}
-		for _, r := range f.replicas {
-			t.Logf("%s's log (last lines):\n%s", r.name, tail(r.log, 60))
-		}
-		t.Logf("nginx's access log:\n%s", tail(f.nginx.dir+"/access.log", 40))
-	})
+	f.launch(t, nginxBin, logs, args, env)
 	return f
 }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -73,44 +72,7 @@ func startFleet(t *testing.T, nginxBin string) *fleet {
 		"--shutdown-grace", "1s",
 	}
 	env := []string{"MCP_TOOLS_STATE_KEY=" + fleetStateKey}
-	for i := range 3 {
-		// The package's race-enabled build: three of them and nginx on two
-		// cores run the whole test in a few seconds.
-		f.replicas = append(f.replicas, newReplica(t, fmt.Sprintf("replica%d", i), binary, dir, args, env))
-	}
-	errs := make(chan error, len(f.replicas))
-	for _, r := range f.replicas {
-		go func() { errs <- r.start(t.Context(), f.hc) }()
-	}
-	for range f.replicas {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
-	var upstreams []string
-	for _, r := range f.replicas {
-		upstreams = append(upstreams, "127.0.0.1:"+r.port)
-	}
-	// Idle connections to the replicas are kept, as a production config
-	// does (that is what proxy_http_version 1.1 and an empty Connection
-	// header are for): testKill shows that a dead replica's cached
-	// connections cost no request made after its death.
-	f.nginx = startNginx(t, nginxBin, f.hc, upstreams, 32)
-	t.Cleanup(func() {
-		for _, r := range f.replicas {
-			if b, err := os.ReadFile(r.log); err == nil && strings.Contains(string(b), "WARNING: DATA RACE") {
-				t.Errorf("%s reported a data race; its log:\n%s", r.name, b)
-			}
-		}
-		if !t.Failed() {
-			return
-		}
-		for _, r := range f.replicas {
-			t.Logf("%s's log (last lines):\n%s", r.name, tail(r.log, 60))
-		}
-		t.Logf("nginx's error log:\n%s", tail(f.nginx.dir+"/error.log", 30))
-		t.Logf("nginx's access log:\n%s", tail(f.nginx.dir+"/access.log", 30))
-	})
+	f.launch(t, nginxBin, dir, args, env)
 	return f
 }
 
