@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -133,6 +134,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	filter.fast.wait()
 	stopListen() // a tasks/result still waiting ends here
 	answering.Wait()
+	w.settle(time.Second) // a response handed to another goroutine's write is out
+
 	if errors.Is(err, context.Canceled) || errors.Is(context.Cause(ctx), errOutputClosed) {
 		err = nil
 	}
@@ -337,6 +340,22 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return l.writeOwn(p)
+}
+
+// settle waits, at most max, until no write is in progress: a message
+// written while another goroutine was writing leaves with that goroutine's
+// next write, which may outlive the goroutine that wrote it.
+func (l *lockedWriter) settle(max time.Duration) {
+	deadline := time.Now().Add(max)
+	for {
+		l.mu.Lock()
+		busy := l.writing || len(l.pending) > 0
+		l.mu.Unlock()
+		if !busy || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // ownWriter writes through writeOwn.
