@@ -20,9 +20,9 @@ import (
 // with parameters other than name, arguments and _meta, one for a tool the
 // server does not have. A call on this path runs in mcp-go's stdio session,
 // so progress, elicitation and cancellation behave as on mcp-go's path;
-// it runs on its own goroutine (the session's limit, MaxInFlight, makes
-// the ones past it wait), and its place among the outstanding calls
-// (MaxQueuedCalls) is freed when it ends.
+// it runs on a goroutine of its own (see workers; the session's limit,
+// MaxInFlight, makes the ones past it wait), and its place among the
+// outstanding calls (MaxQueuedCalls) is freed when it ends.
 
 // fastPath serves one stdio session's fast calls.
 type fastPath struct {
@@ -35,10 +35,12 @@ type fastPath struct {
 	mu      sync.Mutex
 	running map[string]context.CancelFunc // by idKey
 	wg      sync.WaitGroup
+	workers workers
 }
 
 func newFastPath(s *Server, listenCtx context.Context, w io.Writer) *fastPath {
-	return &fastPath{s: s, listenCtx: listenCtx, w: w, running: map[string]context.CancelFunc{}}
+	return &fastPath{s: s, listenCtx: listenCtx, w: w, running: map[string]context.CancelFunc{},
+		workers: workers{jobs: make(chan func()), stop: make(chan struct{}), keep: maxStdioWorkers}}
 }
 
 // session returns the context the session's calls run in, or nil before
@@ -90,7 +92,7 @@ func (p *fastPath) start(f frame, done func()) {
 		recordRequestID(ctx, id, &req)
 	}
 	p.wg.Add(1)
-	go func() {
+	p.workers.run(func() {
 		defer p.wg.Done()
 		defer done()
 		defer p.s.calls.done()
@@ -102,7 +104,7 @@ func (p *fastPath) start(f frame, done func()) {
 		}()
 		res, _ := h(ctx, req) // the handler never returns an error: failures are results
 		p.respond(f.id, res)
-	}()
+	})
 }
 
 // cancel cancels the fast call with key (an idKey), if there is one.
@@ -118,10 +120,51 @@ func (p *fastPath) cancel(key string) {
 	}
 }
 
-// wait waits for the fast calls still running.
+// wait waits for the fast calls still running, and then ends the idle
+// workers.
 func (p *fastPath) wait() {
 	if p != nil {
 		p.wg.Wait()
+		close(p.workers.stop)
+	}
+}
+
+// workers runs jobs on goroutines that outlive a job. A new goroutine's
+// stack starts small and is grown, by copying, on each call's way down the
+// governed chain: under load that was a fifth of the server's CPU. A
+// worker's stack stays grown. A job starts at once: on an idle worker if
+// one is waiting, else on a new one; at most keep workers wait idle, and
+// they end when stop is closed.
+type workers struct {
+	jobs chan func() // unbuffered: a send succeeds only to a waiting worker
+	stop chan struct{}
+	keep int32
+	idle atomic.Int32
+}
+
+// run starts job.
+func (w *workers) run(job func()) {
+	select {
+	case w.jobs <- job:
+	default:
+		go w.loop(job)
+	}
+}
+
+func (w *workers) loop(job func()) {
+	for {
+		job()
+		if w.idle.Add(1) > w.keep {
+			w.idle.Add(-1)
+			return
+		}
+		select {
+		case job = <-w.jobs:
+			w.idle.Add(-1)
+		case <-w.stop:
+			w.idle.Add(-1)
+			return
+		}
 	}
 }
 
