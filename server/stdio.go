@@ -54,6 +54,8 @@ const (
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, endSession := context.WithCancelCause(ctx)
 	defer endSession(nil)
+	in, restore := pollable(in)
+	defer restore()
 	cancelled := &cancelledSet{}
 	filter := &stdioFilter{max: s.opts.MaxQueuedCalls, cancelled: cancelled}
 	w := &lockedWriter{w: out, sent: filter.sent, broken: func(err error) {
