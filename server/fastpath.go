@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -196,16 +197,121 @@ func fastRequest(f frame) mcp.CallToolRequest {
 // encodeResponse is the JSON-RPC response, one line, to the call with the
 // raw id: the result encoded once.
 func encodeResponse(id []byte, res *mcp.CallToolResult) []byte {
+	msg := make([]byte, 0, len(responseHead)+len(id)+textResultSize(res)+64)
+	msg = append(msg, responseHead...)
+	msg = append(msg, id...)
+	msg = append(msg, `,"result":`...)
+	if out, ok := appendTextResult(msg, res); ok {
+		return append(out, "}\n"...)
+	}
 	body, err := json.Marshal(res)
 	if err != nil {
 		body = []byte(`{"content":[{"type":"text","text":"Error: internal error: the result cannot be encoded"}],"isError":true}`)
 	}
-	msg := make([]byte, 0, len(responseHead)+len(id)+len(body)+12)
-	msg = append(msg, responseHead...)
-	msg = append(msg, id...)
-	msg = append(msg, `,"result":`...)
 	msg = append(msg, body...)
 	return append(msg, "}\n"...)
+}
+
+// appendTextResult appends res as mcp-go encodes it, when res is the
+// common shape (text content only, no structured content, no _meta), and
+// reports whether it did. mcp-go's MarshalJSON goes through a map and an
+// []any for every result; this writes the same bytes directly: the members
+// in the map's (sorted) order, each text as encoding/json quotes it. Any
+// other shape is left to json.Marshal.
+func appendTextResult(dst []byte, res *mcp.CallToolResult) ([]byte, bool) {
+	if res == nil || len(res.Content) == 0 || res.Meta != nil || res.ResultType != "" ||
+		len(res.RawStructuredContent) > 0 || res.StructuredContent != nil ||
+		len(res.InputRequests) > 0 || res.RequestState != "" {
+		return dst, false
+	}
+	dst = append(dst, `{"content":[`...)
+	for i, c := range res.Content {
+		t, ok := c.(mcp.TextContent)
+		if !ok || t.Annotations != nil || t.Meta != nil {
+			return dst, false
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":`...)
+		dst = appendQuoted(dst, t.Type)
+		dst = append(dst, `,"text":`...)
+		dst = appendQuoted(dst, t.Text)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	if res.IsError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	return append(dst, '}'), true
+}
+
+// textResultSize is about the size of res's text, to size a buffer.
+func textResultSize(res *mcp.CallToolResult) int {
+	n := 0
+	if res != nil {
+		for _, c := range res.Content {
+			if t, ok := c.(mcp.TextContent); ok {
+				n += len(t.Text) + 32
+			}
+		}
+	}
+	return n
+}
+
+// appendQuoted appends s quoted as encoding/json quotes a string (HTML
+// characters, U+2028 and U+2029 escaped; invalid UTF-8 replaced), the
+// way mcp-go's path writes it.
+func appendQuoted(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 // stdioSessionRef holds the stdio session mcp-go registers, for the fast
