@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"encoding/json"
 	"mime"
 	"net/http"
 	"sync"
@@ -103,9 +102,7 @@ func (f *httpFast) serve(w http.ResponseWriter, r *http.Request, fr frame, fs *f
 	req.Header = r.Header
 	ctx := f.s.mcp.WithContext(withPrincipal(r.Context(), principalOf(r, f.auth)), fs.cs)
 	if f.s.opts.Telemetry != nil {
-		var id any
-		_ = json.Unmarshal(fr.id, &id)
-		recordRequestID(ctx, id, &req)
+		recordRequestID(ctx, rawRequestID(fr.id), &req)
 	}
 	res, _ := h(ctx, req) // the handler never returns an error: failures are results
 	if ctx.Err() != nil && r.Context().Err() != nil {

@@ -88,9 +88,7 @@ func (p *fastPath) start(f frame, done func()) {
 	p.running[key] = cancel
 	p.mu.Unlock()
 	if p.s.opts.Telemetry != nil {
-		var id any
-		_ = json.Unmarshal(f.id, &id)
-		recordRequestID(ctx, id, &req)
+		recordRequestID(ctx, rawRequestID(f.id), &req)
 	}
 	p.wg.Add(1)
 	p.workers.run(func() {

@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -33,6 +36,33 @@ func recordRequestID(_ context.Context, id any, req *mcp.CallToolRequest) {
 	req.Request.Params.Meta = &mcp.Meta{AdditionalFields: map[string]any{metaRequestID: id}}
 }
 
+// requestIDString is a JSON-RPC id as telemetry reports it: a string as
+// it is, a number in decimal (1000000, not 1e+06).
+func requestIDString(id any) string {
+	switch v := id.(type) {
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return fmt.Sprint(id)
+}
+
+// rawRequestID is the id a fast path reads, raw, as mcp-go hands it to
+// the BeforeCallTool hook (a string, or a number as a float64), without
+// decoding the usual shapes.
+func rawRequestID(raw []byte) any {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : n-1])
+	}
+	if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+		return f
+	}
+	var id any
+	_ = json.Unmarshal(raw, &id)
+	return id
+}
+
 // observeRequest puts what telemetry needs of the request into ctx: the
 // JSON-RPC id, protocol version, session id (for protocol versions that
 // have sessions), transport, and the client's trace context, from
@@ -48,7 +78,7 @@ func observeRequest(ctx context.Context, tel *telemetry.Telemetry, req mcp.CallT
 	}
 	if m := req.Request.Params.Meta; m != nil {
 		if id, ok := m.AdditionalFields[metaRequestID]; ok {
-			r.ID = fmt.Sprint(id)
+			r.ID = requestIDString(id)
 		}
 	}
 	if !mcp.IsModernProtocol(r.ProtocolVersion) {

@@ -51,6 +51,7 @@ func TestObservedRequest(t *testing.T) {
 	}{
 		{"meta traceparent", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":"` + parent + `","tracestate":"v=1"}}}`, "7", "00f067aa0ba902b7"},
 		{"string id, no trace", `{"jsonrpc":"2.0","id":"abc","method":"tools/call","params":{"name":"echo"}}`, "abc", ""},
+		{"large number id in decimal", `{"jsonrpc":"2.0","id":1000000,"method":"tools/call","params":{"name":"echo"}}`, "1000000", ""},
 		{"client cannot plant the id", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","_meta":{"mcp-tools/jsonrpcRequestId":"forged"}}}`, "8", ""},
 	}
 	for _, tt := range tests {
@@ -215,5 +216,25 @@ func TestOpsHandler(t *testing.T) {
 	}
 	if _, err := http.Get(base + PathHealthz); err == nil {
 		t.Error("the listener still accepts after Serve returned")
+	}
+}
+
+// TestRawRequestID: the fast paths read the id from its raw bytes into what
+// mcp-go hands the hook, and telemetry reports both alike.
+func TestRawRequestID(t *testing.T) {
+	for _, tt := range []struct{ raw, want string }{
+		{`7`, "7"}, {`1000000`, "1000000"}, {`1e3`, "1000"}, {`1.5`, "1.5"}, {`-3`, "-3"},
+		{`"abc"`, "abc"}, {`"a\"b"`, `a"b`}, {`"\u0041"`, "A"}, {`""`, ""},
+	} {
+		if got := requestIDString(rawRequestID([]byte(tt.raw))); got != tt.want {
+			t.Errorf("id %s: got %q, want %q", tt.raw, got, tt.want)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(tt.raw), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := requestIDString(v); got != tt.want { // as mcp-go's path has it
+			t.Errorf("id %s on mcp-go's path: got %q, want %q", tt.raw, got, tt.want)
+		}
 	}
 }
