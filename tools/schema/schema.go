@@ -153,7 +153,7 @@ func (v *Validator) Problems(args json.RawMessage) []Problem {
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = []byte("{}")
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	doc, err := decodeArgs(args)
 	if err != nil {
 		return []Problem{{Keyword: "json", Message: fmt.Sprintf("the arguments are not valid JSON (%s); send a JSON object", clip(err.Error()))}}
 	}
