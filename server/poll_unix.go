@@ -21,7 +21,8 @@ import (
 //
 // O_NONBLOCK belongs to the open file description, which the process
 // that made the pipe does not read from; restore clears it again when the
-// session is over.
+// session is over. A stdin that is also the process's stdout or stderr
+// (one socket both ways) is left blocking.
 func pollable(in io.Reader) (io.Reader, func()) {
 	f, ok := in.(*os.File)
 	if !ok {
@@ -42,6 +43,12 @@ func pollable(in io.Reader) (io.Reader, func()) {
 		}
 		if nonblocking(int(fd)) {
 			return // the runtime polls it already, or someone else chose this mode
+		}
+		if sharesInode(st, 1) || sharesInode(st, 2) {
+			// One socket for both directions (inetd): the mode would
+			// reach the blocking writes to stdout and stderr, which
+			// would then fail when the socket is full.
+			return
 		}
 		nfd, err := syscall.Dup(int(fd))
 		if err != nil {
@@ -67,4 +74,10 @@ func pollable(in io.Reader) (io.Reader, func()) {
 func nonblocking(fd int) bool {
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	return err == nil && fl&unix.O_NONBLOCK != 0
+}
+
+// sharesInode reports whether fd is the file st describes.
+func sharesInode(st syscall.Stat_t, fd int) bool {
+	var o syscall.Stat_t
+	return syscall.Fstat(fd, &o) == nil && o.Dev == st.Dev && o.Ino == st.Ino
 }

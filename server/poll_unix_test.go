@@ -73,3 +73,27 @@ func TestPollable(t *testing.T) {
 		}
 	}
 }
+
+// TestPollableSocket: a socket stdin (as Node starts a child) is made
+// pollable too; one end of a socket pair is not the other.
+func TestPollableSocket(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
+	defer r.Close()
+	defer w.Close()
+	got, restore := pollable(r)
+	defer restore()
+	if got == io.Reader(r) || !nonblocking(fds[0]) {
+		t.Fatal("a blocking socket was not made pollable")
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fds[0], &st); err != nil {
+		t.Fatal(err)
+	}
+	if !sharesInode(st, fds[0]) || sharesInode(st, fds[1]) {
+		t.Fatal("sharesInode does not tell the two ends apart")
+	}
+}
