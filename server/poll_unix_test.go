@@ -6,50 +6,81 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
+	"time"
 )
 
-// TestPollable: a blocking pipe (stdin as a client starts the server) is
-// read through a pollable duplicate while the session lasts and is
-// blocking again afterwards; what is not a pipe is left alone.
-func TestPollable(t *testing.T) {
-	var fds [2]int
-	if err := syscall.Pipe(fds[:]); err != nil {
-		t.Fatal(err)
+// readN reads n bytes from r.
+func readN(t *testing.T, r io.Reader, n int) string {
+	t.Helper()
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		t.Fatalf("read: %v", err)
 	}
-	r := os.NewFile(uintptr(fds[0]), "stdin") // blocking: not polled
-	w := os.NewFile(uintptr(fds[1]), "client")
-	defer r.Close()
-	defer w.Close()
-	if nonblocking(fds[0]) {
-		t.Fatal("a new pipe is already non-blocking")
-	}
+	return string(buf)
+}
 
-	got, restore := pollable(r)
-	if got == io.Reader(r) {
-		t.Fatal("a blocking pipe was returned unchanged")
+// TestPollable: a blocking pipe or socket (stdin as a client starts the
+// server) is read through the poller while the session lasts, and its
+// own description is never made non-blocking, so no other holder of it,
+// and nothing after a crash, ever sees the mode; the end of input reads as
+// io.EOF. What is not a pipe or socket is left alone.
+func TestPollable(t *testing.T) {
+	pipe := func(t *testing.T) (r, w *os.File) {
+		var fds [2]int
+		if err := syscall.Pipe(fds[:]); err != nil {
+			t.Fatal(err)
+		}
+		return os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
 	}
-	if !nonblocking(fds[0]) {
-		t.Fatal("the pipe is not non-blocking while served")
+	socket := func(t *testing.T) (r, w *os.File) {
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
 	}
-	if _, err := w.Write([]byte("ping\n")); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 16)
-	n, err := got.Read(buf)
-	if err != nil || string(buf[:n]) != "ping\n" {
-		t.Fatalf("read %q, %v; want %q", buf[:n], err, "ping\n")
-	}
-	restore()
-	if nonblocking(fds[0]) {
-		t.Fatal("the pipe is still non-blocking after the session")
-	}
-	if _, err := w.Write([]byte("after\n")); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := r.Read(buf); err != nil || string(buf[:n]) != "after\n" {
-		t.Fatalf("the original file reads %q, %v after restore", buf[:n], err)
+	for _, tt := range []struct {
+		name   string
+		open   func(*testing.T) (r, w *os.File)
+		polled bool
+	}{
+		{"pipe", pipe, runtime.GOOS == "linux"},
+		{"socket", socket, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, w := tt.open(t)
+			defer r.Close()
+			defer w.Close()
+			fd := int(r.Fd()) // a blocking file: Fd changes nothing
+			got, release := pollable(r)
+			if polledNow := got != io.Reader(r); polledNow != tt.polled {
+				t.Fatalf("read through the poller: %v, want %v", polledNow, tt.polled)
+			}
+			if nonblocking(fd) {
+				t.Fatal("stdin's own description was made non-blocking")
+			}
+			if _, err := w.Write([]byte("ping\n")); err != nil {
+				t.Fatal(err)
+			}
+			if s := readN(t, got, 5); s != "ping\n" {
+				t.Fatalf("read %q, want %q", s, "ping\n")
+			}
+			if _, err := w.Write([]byte("last")); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			rest, err := io.ReadAll(got)
+			if err != nil || string(rest) != "last" {
+				t.Fatalf("after the client closed: read %q, %v; want %q and io.EOF", rest, err, "last")
+			}
+			release()
+			if nonblocking(fd) {
+				t.Fatal("stdin is non-blocking after the session")
+			}
+		})
 	}
 
 	// A regular file, a reader that is no file, and a pipe the runtime
@@ -66,17 +97,18 @@ func TestPollable(t *testing.T) {
 	defer pr.Close()
 	defer pw.Close()
 	for _, in := range []io.Reader{f, pr, io.MultiReader()} {
-		got, restore := pollable(in)
-		restore()
+		got, release := pollable(in)
+		release()
 		if got != in {
 			t.Errorf("pollable(%T) returned another reader", in)
 		}
 	}
 }
 
-// TestPollableSocket: a socket stdin (as Node starts a child) is made
-// pollable too; one end of a socket pair is not the other.
-func TestPollableSocket(t *testing.T) {
+// TestPollableReleaseWakesReader: releasing the session's reader while a
+// read waits on it ends that read (mcp-go may leave one running after its
+// loop returns); nothing is left blocked in the kernel.
+func TestPollableReleaseWakesReader(t *testing.T) {
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -84,11 +116,27 @@ func TestPollableSocket(t *testing.T) {
 	r, w := os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
 	defer r.Close()
 	defer w.Close()
-	got, restore := pollable(r)
-	defer restore()
-	if got == io.Reader(r) || !nonblocking(fds[0]) {
-		t.Fatal("a blocking socket was not made pollable")
+	got, release := pollable(r)
+	done := make(chan error, 1)
+	go func() {
+		_, err := got.Read(make([]byte, 8))
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // let the read wait
+	release()
+	if err := <-done; err == nil {
+		t.Fatal("a read waiting on a released reader returned no error")
 	}
+}
+
+// TestSharesInode: one end of a socket pair is not the other.
+func TestSharesInode(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fds[0])
+	defer syscall.Close(fds[1])
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fds[0], &st); err != nil {
 		t.Fatal(err)
