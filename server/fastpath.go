@@ -120,48 +120,65 @@ func (p *fastPath) cancel(key string) {
 }
 
 // wait waits for the fast calls still running, and then ends the idle
-// workers.
+// workers and waits for them.
 func (p *fastPath) wait() {
 	if p != nil {
 		p.wg.Wait()
 		close(p.workers.stop)
+		p.workers.wg.Wait()
 	}
 }
 
 // workers runs jobs on goroutines that outlive a job. A new goroutine's
 // stack starts small and is grown, by copying, on each call's way down the
 // governed chain: under load that was a fifth of the server's CPU. A
-// worker's stack stays grown. A job starts at once: on an idle worker if
-// one is waiting, else on a new one; at most keep workers wait idle, and
-// they end when stop is closed.
+// worker's stack stays grown until the collector shrinks an idle one,
+// which happens at most once per GC cycle. A job starts at once: on a
+// waiting worker if there is one, else on a new one; at most keep workers
+// wait, and they end when stop is closed (wait for them with wg).
 type workers struct {
-	jobs chan func() // unbuffered: a send succeeds only to a waiting worker
+	jobs chan func() // unbuffered: a send reaches a worker that promised to take it
 	stop chan struct{}
 	keep int32
+	// idle counts the workers that promised to take a job from jobs: a
+	// worker adds itself before it waits, and run takes one promise
+	// before it sends, so the send always finds its receiver.
 	idle atomic.Int32
+	wg   sync.WaitGroup
 }
 
 // run starts job.
 func (w *workers) run(job func()) {
-	select {
-	case w.jobs <- job:
-	default:
-		go w.loop(job)
+	for n := w.idle.Load(); n > 0; n = w.idle.Load() {
+		if w.idle.CompareAndSwap(n, n-1) {
+			select {
+			case w.jobs <- job:
+				return
+			case <-w.stop: // the workers are ending: the job gets its own
+			}
+			break
+		}
 	}
+	w.wg.Add(1)
+	go w.loop(job)
 }
 
 func (w *workers) loop(job func()) {
+	defer w.wg.Done()
 	for {
 		job()
-		if w.idle.Add(1) > w.keep {
-			w.idle.Add(-1)
-			return
+		for {
+			n := w.idle.Load()
+			if n >= w.keep {
+				return // enough workers wait
+			}
+			if w.idle.CompareAndSwap(n, n+1) {
+				break
+			}
 		}
 		select {
 		case job = <-w.jobs:
-			w.idle.Add(-1)
 		case <-w.stop:
-			w.idle.Add(-1)
 			return
 		}
 	}
@@ -214,8 +231,10 @@ func encodeResponse(id []byte, res *mcp.CallToolResult) []byte {
 // common shape (text content only, no structured content, no _meta), and
 // reports whether it did. mcp-go's MarshalJSON goes through a map and an
 // []any for every result; this writes the same bytes directly: the members
-// in the map's (sorted) order, each text as encoding/json quotes it. Any
-// other shape is left to json.Marshal.
+// in the map's (sorted) order, each text as encoding/json quotes it (the
+// standard one: built with GOEXPERIMENT=jsonv2, encoding/json writes
+// invalid UTF-8 as a raw U+FFFD where this writes \ufffd, the same JSON
+// string). Any other shape is left to json.Marshal.
 func appendTextResult(dst []byte, res *mcp.CallToolResult) ([]byte, bool) {
 	if res == nil || len(res.Content) == 0 || res.Meta != nil || res.ResultType != "" ||
 		len(res.RawStructuredContent) > 0 || res.StructuredContent != nil ||

@@ -7,8 +7,8 @@ import (
 )
 
 // TestWorkersReuseAndBound: a job runs at once, on a waiting worker when
-// there is one; no more than keep workers wait idle after a burst; closing
-// stop ends the idle ones.
+// there is one; no more than keep workers wait after a burst; closing
+// stop ends them all.
 func TestWorkersReuseAndBound(t *testing.T) {
 	var w *workers
 	waitIdle := func(want int32) {
@@ -36,12 +36,11 @@ func TestWorkersReuseAndBound(t *testing.T) {
 		t.Fatalf("after 20 sequential jobs, %d workers wait; want 1", n)
 	}
 	close(w.stop)
-	waitIdle(0)
-
-	w = &workers{jobs: make(chan func()), stop: make(chan struct{}), keep: 2}
+	w.wg.Wait()
 
 	// A burst of 6 jobs that run at the same time: all start at once (none
 	// waits for another to end), and only keep of the workers stay.
+	w = &workers{jobs: make(chan func()), stop: make(chan struct{}), keep: 2}
 	release := make(chan struct{})
 	var started sync.WaitGroup
 	started.Add(6)
@@ -51,7 +50,15 @@ func TestWorkersReuseAndBound(t *testing.T) {
 	started.Wait() // would hang if a job waited for a free worker
 	close(release)
 	waitIdle(2)
+	time.Sleep(20 * time.Millisecond)
+	if n := w.idle.Load(); n != 2 {
+		t.Fatalf("after the burst, %d workers wait; want 2", n)
+	}
 
+	// After stop, a job still runs, and every worker ends.
 	close(w.stop)
-	waitIdle(0)
+	done := make(chan struct{})
+	w.run(func() { close(done) })
+	<-done
+	w.wg.Wait()
 }
