@@ -90,12 +90,19 @@ var frameReaders = sync.Pool{New: func() any {
 	return fr
 }}
 
+// maxPooledFrame is the largest message whose reader goes back to the
+// pool: a decoder keeps the buffers and name sets the largest message it
+// read needed, and one large message must not pin them for good.
+const maxPooledFrame = 64 << 10
+
 // inspectFrame reads msg strictly: one JSON object, no duplicate member
 // names at any depth (RFC 7493), member names matched exactly, "jsonrpc":
 // "2.0", and an id, when present, that is a string or a number.
 func inspectFrame(msg []byte) (frame, *frameError) {
 	fr := frameReaders.Get().(*frameReader)
-	defer frameReaders.Put(fr)
+	if len(msg) <= maxPooledFrame {
+		defer frameReaders.Put(fr)
+	}
 	fr.r.Reset(msg)
 	fr.d.Reset(&fr.r)
 	fr.msg = msg

@@ -11,11 +11,15 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// maxPooledArgs is the size of the largest arguments whose decoder goes
+// back to the pool.
+const maxPooledArgs = 64 << 10
+
 // decodeArgs decodes args into what the validator walks: map[string]any,
 // []any, json.Number, string, bool and nil, as encoding/json with
 // UseNumber makes them. Well-formed arguments (valid UTF-8, no repeated
-// member names, nothing after the value) are read with a pooled jsontext
-// decoder, which allocates only the values themselves. Anything else goes
+// member names, nothing after the value) are read in place with a pooled
+// jsontext decoder. Anything else goes
 // to jsonschema.UnmarshalJSON (encoding/json), so that its answer, and its
 // error message, stay exactly what they were.
 func decodeArgs(args []byte) (any, error) {
@@ -30,7 +34,9 @@ func decodeArgs(args []byte) (any, error) {
 	}
 	d.b = bytes.Buffer{}
 	d.d.Reset(&d.b)
-	decoders.Put(d)
+	if len(args) <= maxPooledArgs {
+		decoders.Put(d) // a decoder keeps what the largest arguments it read needed
+	}
 	if err == nil {
 		return v, nil
 	}
