@@ -58,8 +58,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	// Building the tools leaves garbage (reflection, schema compilation)
 	// that a long-lived server would otherwise keep mapped until its first
-	// GC: hand it back once serving has begun. Not before: the collection
-	// costs about 1.5 ms, which the client's handshake would wait for.
+	// GC: hand it back 100 ms from now, by when serving has begun. Not
+	// before serving: the collection costs about 1.5 ms, which the client's
+	// handshake would wait for.
 	freeLater := time.AfterFunc(100*time.Millisecond, debug.FreeOSMemory)
 	defer freeLater.Stop()
 	if c.tel != nil {
