@@ -205,7 +205,7 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (_ tools.Resul
 		// Appended last: os/exec keeps the last of duplicate names.
 		cmd.Env = append(c.env[:len(c.env):len(c.env)], env...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc.SetGroup(cmd)
 	// Kill the group when the call ends early, or when output overflows.
 	overflow := make(chan struct{})
 	var once sync.Once
@@ -249,7 +249,7 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (_ tools.Resul
 		waitErr = c.killGroup(pgid, waited)
 	}
 	// Whatever happened, leave no member of the group behind.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = proc.KillGroup(pgid)
 	stderr.progress.close() // no report after the program ended
 	if ps := cmd.ProcessState; ps != nil {
 		if span != nil {
@@ -293,12 +293,12 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (_ tools.Resul
 
 // killGroup ends the process group: SIGTERM, then SIGKILL after the grace.
 func (c *Command) killGroup(pgid int, waited <-chan error) error {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	_ = proc.TerminateGroup(pgid)
 	select {
 	case err := <-waited:
 		return err
 	case <-time.After(c.cfg.KillGrace):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = proc.KillGroup(pgid)
 		return <-waited
 	}
 }
