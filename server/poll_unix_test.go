@@ -33,6 +33,8 @@ func TestPollable(t *testing.T) {
 		if err := syscall.Pipe(fds[:]); err != nil {
 			t.Fatal(err)
 		}
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
 		return os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
 	}
 	socket := func(t *testing.T) (r, w *os.File) {
@@ -40,6 +42,8 @@ func TestPollable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
 		return os.NewFile(uintptr(fds[0]), "stdin"), os.NewFile(uintptr(fds[1]), "client")
 	}
 	for _, tt := range []struct {
