@@ -19,9 +19,9 @@ const maxPooledArgs = 64 << 10
 // []any, json.Number, string, bool and nil, as encoding/json with
 // UseNumber makes them. Well-formed arguments (valid UTF-8, no repeated
 // member names, nothing after the value) are read in place with a pooled
-// jsontext decoder. Anything else goes
-// to jsonschema.UnmarshalJSON (encoding/json), so that its answer, and its
-// error message, stay exactly what they were.
+// jsontext decoder. Anything else goes to jsonschema.UnmarshalJSON
+// (encoding/json), so that its answer, and its error message, stay
+// exactly what they were.
 func decodeArgs(args []byte) (any, error) {
 	d := decoders.Get().(*argDecoder)
 	d.b = *bytes.NewBuffer(args) // read in place: jsontext does not copy a bytes.Buffer
