@@ -1,8 +1,9 @@
-//go:build !unix
+//go:build !unix || aix
 
 package server
 
 import "io"
 
-// pollable returns in unchanged: only Unix pipes are made pollable.
+// pollable returns in unchanged: stdin is read through the poller only
+// on the Unix systems of poll_unix.go.
 func pollable(in io.Reader) (io.Reader, func()) { return in, func() {} }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !aix
 
 package server
 
@@ -19,15 +19,16 @@ import (
 // read parks only the goroutine, and the call a message starts runs on the
 // thread that read it.
 //
-// Nothing changes that another process could see, or that a crash could
-// leave behind: O_NONBLOCK belongs to the open file description, which
-// other processes may share (a wrapper shell, a relaunch loop) and which
-// outlives a kill -9. So a pipe is opened anew, non-blocking, through
-// /proc/self/fd, which gives a description of its own (Linux only), and a
-// socket is read with MSG_DONTWAIT while its description stays blocking.
-// Anything else (a terminal, a regular file, a reader that is not a file,
-// a file already non-blocking, a pipe elsewhere than on Linux, a socket
-// that is also stdout or stderr) is returned unchanged.
+// The client's own file description keeps its mode: O_NONBLOCK belongs to
+// the description, which other processes may share (a wrapper shell, a
+// relaunch loop) and which outlives a kill -9. So a pipe is opened anew,
+// non-blocking, through /proc/self/fd, which gives a description of its
+// own (Linux only), and a socket is read with MSG_DONTWAIT while its
+// description stays as it was, except for an instant at the start of the
+// session (see newSocketReader). Anything else (a terminal, a regular
+// file, a reader that is not a file, a file the runtime polls already, a
+// pipe elsewhere than on Linux, a socket that is also stdout or stderr) is
+// returned unchanged.
 func pollable(in io.Reader) (io.Reader, func()) {
 	none := func() {}
 	f, ok := in.(*os.File)
@@ -42,8 +43,8 @@ func pollable(in io.Reader) (io.Reader, func()) {
 	release := none
 	_ = rc.Control(func(fd uintptr) {
 		var st syscall.Stat_t
-		if syscall.Fstat(int(fd), &st) != nil || nonblocking(int(fd)) {
-			return // a nonblocking one the runtime polls already, or someone chose that mode
+		if syscall.Fstat(int(fd), &st) != nil || polled(f) {
+			return
 		}
 		switch st.Mode & syscall.S_IFMT {
 		case syscall.S_IFIFO:
@@ -81,13 +82,19 @@ func newSocketReader(fd int, name string) *socketReader {
 		return nil
 	}
 	// os.NewFile registers a descriptor with the poller only when it is
-	// non-blocking: the mode is set for that moment and cleared again.
-	if syscall.SetNonblock(nfd, true) != nil {
+	// non-blocking: a blocking socket is made so for that instant (the
+	// mode belongs to the description the client shares), and made
+	// blocking again; one already non-blocking is left as it is.
+	wasBlocking := !nonblocking(nfd)
+	if wasBlocking && syscall.SetNonblock(nfd, true) != nil {
 		_ = syscall.Close(nfd)
 		return nil
 	}
 	f := os.NewFile(uintptr(nfd), name)
-	_ = syscall.SetNonblock(nfd, false)
+	if wasBlocking && syscall.SetNonblock(nfd, false) != nil {
+		_ = f.Close() // the mode could not be put back: read as before
+		return nil
+	}
 	rc, err := f.SyscallConn()
 	if err != nil || !polled(f) {
 		_ = f.Close()
