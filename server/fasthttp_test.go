@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,19 +78,10 @@ func (fs *fastAndSlow) both(id, params string) (fast, slow map[string]any, fastS
 
 func TestHTTPFastPathAnswersAsMCPGo(t *testing.T) {
 	fs := newFastAndSlow(t)
-	for i, params := range []string{
-		`"name":"echo","arguments":{"text":"héllo \"quoted\" \u2028"}`,
-		`"name":"add","arguments":{"a":2,"b":40}`,
-		`"name":"add","arguments":{"a":"two","b":40}`,
-		`"name":"add","arguments":{"a":2}`,
-		`"name":"fail","arguments":{}`,
-		`"name":"boom","arguments":{}`,
-		`"name":"shout","arguments":{"input":"hey"}`,
-		`"name":"echo"`,
-		`"name":"echo","arguments":null`,
+	for i, params := range append(slices.Clone(sameAnswerCalls),
 		`"name":"nope","arguments":{}`,
 		`"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":"p1"}`,
-	} {
+	) {
 		fast, slow, fastStatus, slowStatus := fs.both(fmt.Sprint(i+1), params)
 		if fast == nil || !reflect.DeepEqual(fast, slow) || fastStatus != slowStatus {
 			t.Errorf("params {%s}:\nfast path: %d %v\nmcp-go:    %d %v", params, fastStatus, fast, slowStatus, slow)

@@ -4,9 +4,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
+
+// sameAnswerCalls are tools/call params that both fast paths must answer
+// as mcp-go's path does (see the tools of startRaw and newFastAndSlow).
+var sameAnswerCalls = []string{
+	`"name":"echo","arguments":{"text":"héllo \"quoted\" \u2028"}`,
+	`"name":"add","arguments":{"a":2,"b":40}`,
+	`"name":"add","arguments":{"a":"two","b":40}`,
+	`"name":"add","arguments":{"a":2}`,
+	`"name":"fail","arguments":{}`,
+	`"name":"boom","arguments":{}`,
+	`"name":"shout","arguments":{"input":"hey"}`,
+	`"name":"echo"`,
+	`"name":"echo","arguments":null`,
+}
 
 // TestFastPathAnswersAsMCPGo: a tools/call answered by the stdio fast path
 // gets the response mcp-go's own path gives the same call. An extra member
@@ -14,19 +29,10 @@ import (
 // made both ways over one real pipe and the answers compared.
 func TestFastPathAnswersAsMCPGo(t *testing.T) {
 	r := startRaw(t)
-	calls := []string{
-		`"name":"echo","arguments":{"text":"héllo \"quoted\" \u2028"}`,
-		`"name":"add","arguments":{"a":2,"b":40}`,
-		`"name":"add","arguments":{"a":"two","b":40}`,
-		`"name":"add","arguments":{"a":2}`,
-		`"name":"fail","arguments":{}`,
-		`"name":"boom","arguments":{}`,
-		`"name":"shout","arguments":{"input":"hey"}`,
-		`"name":"echo"`,
-		`"name":"echo","arguments":null`,
+	calls := append(slices.Clone(sameAnswerCalls),
 		`"name":"big","arguments":{"n":3}`,
 		`"name":"progress","arguments":{},"_meta":{"progressToken":"p1"}`,
-	}
+	)
 	answer := func(id string) map[string]any {
 		t.Helper()
 		for {

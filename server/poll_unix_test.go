@@ -142,8 +142,13 @@ func TestPollableReleaseWakesReader(t *testing.T) {
 	}()
 	time.Sleep(50 * time.Millisecond) // let the read wait
 	release()
-	if err := <-done; err == nil {
-		t.Fatal("a read waiting on a released reader returned no error")
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a read waiting on a released reader returned no error")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a read waiting on a released reader still waits")
 	}
 }
 

@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -23,6 +24,11 @@ func TestDecodeArgsAsEncodingJSON(t *testing.T) {
 	for _, c := range decodeCases {
 		checkDecode(t, []byte(c))
 	}
+	// Past maxPooledArgs (the decoder is then not pooled), and a small
+	// one after it on whatever decoder the pool holds.
+	big := `{"a":[` + strings.Repeat(`{"k":"v","n":1.5},`, maxPooledArgs/10) + `null]}`
+	checkDecode(t, []byte(big))
+	checkDecode(t, []byte(`{"query":"after","limit":1}`))
 }
 
 // FuzzDecodeArgs: the same, for arbitrary bytes.
