@@ -6,13 +6,11 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/mcp-tools/mcp-tools/telemetry/internal/otlp"
 )
 
 // DefaultServiceName is the service.name of exported telemetry unless
@@ -20,9 +18,9 @@ import (
 // otherwise.
 const DefaultServiceName = "mcp-tools"
 
-// otlp holds the providers built from the environment; a nil one was not
+// otlpProviders holds the providers built from the environment; a nil one was not
 // asked for.
-type otlp struct {
+type otlpProviders struct {
 	traces  *sdktrace.TracerProvider
 	metrics *sdkmetric.MeterProvider
 }
@@ -36,11 +34,12 @@ type otlp struct {
 //     "none";
 //   - OTEL_EXPORTER_OTLP_{TRACES_,METRICS_,}PROTOCOL picks "grpc" or
 //     "http/protobuf" (the default);
-//   - the exporters read the endpoint, headers, timeout and TLS variables
-//     themselves; the trace provider reads OTEL_TRACES_SAMPLER(_ARG), and
-//     the resource OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES.
-func otlpFromEnv(ctx context.Context, getenv func(string) string, traces, metrics bool) (otlp, error) {
-	var o otlp
+//   - the endpoint, headers, timeout, compression and TLS variables are
+//     read through getenv (see internal/otlp); the trace provider reads
+//     OTEL_TRACES_SAMPLER(_ARG), and the resource OTEL_SERVICE_NAME and
+//     OTEL_RESOURCE_ATTRIBUTES, from the process environment.
+func otlpFromEnv(ctx context.Context, getenv func(string) string, traces, metrics bool) (otlpProviders, error) {
+	var o otlpProviders
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
 		return o, nil
 	}
@@ -58,35 +57,23 @@ func otlpFromEnv(ctx context.Context, getenv func(string) string, traces, metric
 		return o, fmt.Errorf("otlp: resource: %w", err)
 	}
 	if traces {
-		var exp sdktrace.SpanExporter
-		switch p := protocol(getenv, "TRACES"); p {
-		case "grpc":
-			exp, err = otlptracegrpc.New(ctx)
-		case "http/protobuf":
-			exp, err = otlptracehttp.New(ctx)
-		default:
-			return o, fmt.Errorf("otlp: traces: protocol %q is not supported: use grpc or http/protobuf", p)
+		st, err := otlp.FromEnv(getenv, "TRACES", "/v1/traces")
+		if err != nil {
+			return o, fmt.Errorf("otlp: traces: %w", err)
 		}
+		exp, err := otlp.NewTraceExporter(ctx, st)
 		if err != nil {
 			return o, fmt.Errorf("otlp: traces: %w", err)
 		}
 		o.traces = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	}
 	if metrics {
-		var exp sdkmetric.Exporter
-		switch p := protocol(getenv, "METRICS"); p {
-		case "grpc":
-			exp, err = otlpmetricgrpc.New(ctx)
-		case "http/protobuf":
-			exp, err = otlpmetrichttp.New(ctx)
-		default:
-			err = fmt.Errorf("protocol %q is not supported: use grpc or http/protobuf", p)
-		}
+		exp, err := metricExporter(getenv)
 		if err != nil {
 			if o.traces != nil {
 				_ = o.traces.Shutdown(ctx)
 			}
-			return otlp{}, fmt.Errorf("otlp: metrics: %w", err)
+			return otlpProviders{}, fmt.Errorf("otlp: metrics: %w", err)
 		}
 		o.metrics = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)), sdkmetric.WithResource(res))
 	}
@@ -104,13 +91,11 @@ func wants(getenv func(string) string, signal string) bool {
 	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT") != ""
 }
 
-// protocol is the OTLP protocol for signal, the signal's own variable
-// first.
-func protocol(getenv func(string) string, signal string) string {
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
-		if v := strings.TrimSpace(getenv(k)); v != "" {
-			return v
-		}
+// metricExporter makes the OTLP metric exporter the variables describe.
+func metricExporter(getenv func(string) string) (*otlp.MetricExporter, error) {
+	st, err := otlp.FromEnv(getenv, "METRICS", "/v1/metrics")
+	if err != nil {
+		return nil, err
 	}
-	return "http/protobuf"
+	return otlp.NewMetricExporter(getenv, st)
 }

@@ -55,9 +55,9 @@ type Config struct {
 	// DurationBuckets are the buckets, in seconds, of the duration
 	// histograms. Nil: DefaultDurationBuckets.
 	DurationBuckets []float64
-	// Getenv reads the OTEL_* variables that decide whether to export
-	// over OTLP. Nil: os.Getenv. (The exporters themselves read the
-	// process environment for endpoint, headers and TLS settings.)
+	// Getenv reads the OTEL_EXPORTER_OTLP_* variables: whether to export
+	// over OTLP, where and how. Nil: os.Getenv. (The sampler and the
+	// resource read the process environment.)
 	Getenv func(string) string
 }
 
