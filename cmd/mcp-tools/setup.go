@@ -159,7 +159,7 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 	if c.observed() {
 		tel, err := telemetry.New(telemetry.Config{RecordArguments: c.traceArguments})
 		if err != nil {
-			return nil, log, fmt.Errorf("telemetry: %w", err)
+			return nil, log, err // it says "telemetry: "
 		}
 		c.tel = tel
 	}
