@@ -153,7 +153,8 @@ func parseHeaders(v string) (map[string]string, error) {
 		}
 		dec, err := url.PathUnescape(strings.TrimSpace(val))
 		if err != nil {
-			return nil, fmt.Errorf("header %q: value: %w", k, err)
+			// Not %w: the error quotes part of the value, a secret.
+			return nil, fmt.Errorf("header %q: the value is not percent-encoded correctly", k)
 		}
 		h[k] = dec
 	}

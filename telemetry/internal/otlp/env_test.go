@@ -54,7 +54,7 @@ func TestFromEnv(t *testing.T) {
 		{name: "bad header", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "novalue"},
 			err: `OTEL_EXPORTER_OTLP_TRACES_HEADERS: header "novalue" is not key=value`},
 		{name: "bad header encoding", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_HEADERS": "k=%zz"},
-			err: `header "k": value`},
+			err: `header "k": the value is not percent-encoded correctly`},
 		{name: "bad timeout", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT": "10s"},
 			err: `OTEL_EXPORTER_OTLP_TIMEOUT: "10s" is not a positive number of milliseconds`},
 		{name: "bad compression", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_COMPRESSION": "zstd"},
