@@ -143,6 +143,10 @@ var differentialCases = []struct{ name, text string }{
 	{"range map of maps", `{{range .Structured.a}}{{.}}{{end}}`},
 	{"range variables persist", `{{range $i, $v := .Structured.strs}}{{$x := $v}}{{$x}}{{end}}`},
 	{"range tags", `{{range .Structured.items}}{{.name}}:{{range .tags}}{{.}} {{else}}none{{end}};{{end}}`},
+	{"break in else of inner range", `{{range $.Structured.nums}}{{range $.Structured.emptyarr}}{{else}}{{break}}{{end}}{{.}}{{end}}`},
+	{"continue in else of inner range", `{{range $.Structured.nums}}{{range $.Structured.emptyarr}}{{else}}{{continue}}{{end}}{{.}}{{end}}`},
+	{"break in with in range", `{{range $i, $e := .Structured.nums}}{{with $e}}{{if eq $i 1}}{{break}}{{end}}{{end}}{{$e}}{{end}}`},
+	{"continue in nested range", `{{range $.Structured.nested}}{{range .}}{{continue}}x{{end}}y{{end}}`},
 	{"range sorted keys", `{{range $k, $_ := .Structured.keys}}{{$k}}|{{end}}`},
 
 	// with.

@@ -6,7 +6,6 @@ package jsontmpl
 // text/template's.
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -81,14 +80,20 @@ func (s *state) errorf(format string, args ...any) {
 	panic(execError{fmt.Errorf(format, args...)})
 }
 
-// Sentinels of the panics that leave a range body early.
-var (
-	walkBreak    = errors.New("break")
-	walkContinue = errors.New("continue")
+// control is how a walk ends: normally, or at a {{break}} or {{continue}}
+// that the enclosing range handles. (text/template panics for these; a
+// panic that each range level recovers and raises again makes unwinding an
+// error through deep recursion quadratic.)
+type control uint8
+
+const (
+	normal control = iota
+	breakLoop
+	continueLoop
 )
 
 // walk executes node with dot, writing its output.
-func (s *state) walk(dot value, node parse.Node) {
+func (s *state) walk(dot value, node parse.Node) control {
 	s.at(node)
 	s.step(1)
 	switch node := node.(type) {
@@ -100,58 +105,58 @@ func (s *state) walk(dot value, node parse.Node) {
 			s.printValue(node, val)
 		}
 	case *parse.BreakNode:
-		panic(walkBreak)
+		return breakLoop
 	case *parse.CommentNode:
 	case *parse.ContinueNode:
-		panic(walkContinue)
+		return continueLoop
 	case *parse.IfNode:
-		s.walkIfOrWith(parse.NodeIf, dot, node.Pipe, node.List, node.ElseList)
+		return s.walkIfOrWith(parse.NodeIf, dot, node.Pipe, node.List, node.ElseList)
 	case *parse.ListNode:
 		for _, node := range node.Nodes {
-			s.walk(dot, node)
+			if c := s.walk(dot, node); c != normal {
+				return c
+			}
 		}
 	case *parse.RangeNode:
-		s.walkRange(dot, node)
+		return s.walkRange(dot, node)
 	case *parse.TemplateNode:
 		s.walkTemplate(dot, node)
 	case *parse.TextNode:
 		s.write(node.Text)
 	case *parse.WithNode:
-		s.walkIfOrWith(parse.NodeWith, dot, node.Pipe, node.List, node.ElseList)
+		return s.walkIfOrWith(parse.NodeWith, dot, node.Pipe, node.List, node.ElseList)
 	default:
 		s.errorf("unknown node: %s", node)
 	}
+	return normal
 }
 
 // walkIfOrWith walks an if or a with; a with sets dot.
-func (s *state) walkIfOrWith(typ parse.NodeType, dot value, pipe *parse.PipeNode, list, elseList *parse.ListNode) {
+func (s *state) walkIfOrWith(typ parse.NodeType, dot value, pipe *parse.PipeNode, list, elseList *parse.ListNode) control {
 	defer s.pop(s.mark())
 	val := s.evalPipeline(dot, pipe)
 	if truth(val) {
 		if typ == parse.NodeWith {
-			s.walk(val, list)
-		} else {
-			s.walk(dot, list)
+			return s.walk(val, list)
 		}
+		return s.walk(dot, list)
 	} else if elseList != nil {
-		s.walk(dot, elseList)
+		return s.walk(dot, elseList)
 	}
+	return normal
 }
 
 // walkRange walks a range over a slice, a map (in key order) or an
-// integer.
-func (s *state) walkRange(dot value, r *parse.RangeNode) {
+// integer. A {{continue}} in its else list continues the enclosing range,
+// and a {{break}} there ends only this one, as in text/template.
+func (s *state) walkRange(dot value, r *parse.RangeNode) control {
 	s.at(r)
-	defer func() {
-		if r := recover(); r != nil && r != walkBreak {
-			panic(r)
-		}
-	}()
 	defer s.pop(s.mark())
 	val := s.evalPipeline(dot, r.Pipe).elem()
 	// mark top of stack before any variables in the body are pushed.
 	mark := s.mark()
-	oneIteration := func(index, elem value) {
+	// oneIteration walks the body once and reports whether to go on.
+	oneIteration := func(index, elem value) bool {
 		s.step(1)
 		if len(r.Pipe.Decl) > 0 {
 			if r.Pipe.IsAssign {
@@ -176,12 +181,7 @@ func (s *state) walkRange(dot value, r *parse.RangeNode) {
 			}
 		}
 		defer s.pop(mark)
-		defer func() {
-			if r := recover(); r != nil && r != walkContinue {
-				panic(r)
-			}
-		}()
-		s.walk(elem, r.List)
+		return s.walk(elem, r.List) != breakLoop
 	}
 	switch x := val.x.(type) {
 	case int, int64, uint8:
@@ -189,18 +189,20 @@ func (s *state) walkRange(dot value, r *parse.RangeNode) {
 			s.errorf("can't use %v to iterate over more than one variable", x)
 			break
 		}
-		if !rangeInt(x, func(v value) { oneIteration(value{}, v) }) {
+		if !rangeInt(x, func(v value) bool { return oneIteration(value{}, v) }) {
 			break
 		}
-		return
+		return normal
 	case []any:
 		if len(x) == 0 {
 			break
 		}
 		for i := range x {
-			oneIteration(value{x: i}, value{x: x[i], iface: true})
+			if !oneIteration(value{x: i}, value{x: x[i], iface: true}) {
+				break
+			}
 		}
-		return
+		return normal
 	case map[string]any:
 		if len(x) == 0 {
 			break
@@ -212,36 +214,36 @@ func (s *state) walkRange(dot value, r *parse.RangeNode) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			oneIteration(value{x: k}, value{x: x[k], iface: true})
+			if !oneIteration(value{x: k}, value{x: x[k], iface: true}) {
+				break
+			}
 		}
-		return
+		return normal
 	case nil:
 		// The zero value, like a nil map: nothing to iterate over.
 	default:
 		s.errorf("range can't iterate over %v", x)
 	}
-	if r.ElseList != nil {
-		s.walk(dot, r.ElseList)
+	if r.ElseList != nil && s.walk(dot, r.ElseList) == continueLoop {
+		return continueLoop
 	}
+	return normal
 }
 
-// rangeInt calls f with 0 to n-1 as values of n's type and reports whether
-// it called f at all.
-func rangeInt(n any, f func(value)) bool {
+// rangeInt calls f with 0 to n-1, as values of n's type, while f returns
+// true, and reports whether n was positive.
+func rangeInt(n any, f func(value) bool) bool {
 	switch n := n.(type) {
 	case int:
-		for i := range n {
-			f(value{x: i})
+		for i := 0; i < n && f(value{x: i}); i++ {
 		}
 		return n > 0
 	case int64:
-		for i := range n {
-			f(value{x: i})
+		for i := int64(0); i < n && f(value{x: i}); i++ {
 		}
 		return n > 0
 	case uint8:
-		for i := range n {
-			f(value{x: i})
+		for i := uint8(0); i < n && f(value{x: i}); i++ {
 		}
 		return n > 0
 	}
