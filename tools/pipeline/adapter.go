@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"text/template"
 
 	"github.com/theory/jsonpath"
 
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/pipeline/internal/jsontmpl"
 )
 
 // JSONPath returns an adapter that selects expr (RFC 9535 JSONPath) from a
@@ -77,17 +77,18 @@ func structuredValue(r tools.Result) (any, error) {
 
 // Template returns an adapter that renders text (a text/template) with
 // {{.Text}}, the step's text, and {{.Structured}}, its structured output as
-// plain JSON values; the rendering is the next step's text.
+// plain JSON values; the rendering is the next step's text. A missing map
+// key is an error (text/template's missingkey=error). The template runs on
+// jsontmpl, text/template's semantics without its executor (whose method
+// lookup by name keeps every exported method in the binary), within
+// jsontmpl's limits on output, steps and depth.
 func Template(text string) (Adapter, error) {
-	t, err := template.New("adapter").Option("missingkey=error").Parse(text)
+	t, err := jsontmpl.Parse("adapter", text)
 	if err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
 	return func(_ context.Context, r tools.Result) (tools.Result, error) {
-		data := struct {
-			Text       string
-			Structured any
-		}{Text: r.Text}
+		data := jsontmpl.Data{Text: r.Text}
 		if r.Structured != nil {
 			v, err := structuredValue(tools.Result{Structured: r.Structured})
 			if err != nil {

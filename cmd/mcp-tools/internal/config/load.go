@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"text/template"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -20,6 +19,7 @@ import (
 	"github.com/theory/jsonpath"
 
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/pipeline"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
 	"github.com/mcp-tools/mcp-tools/typed"
 )
@@ -404,7 +404,11 @@ func (c *checker) check() {
 						c.add(path+".adapter.jsonpath", "%v", err)
 					}
 				default:
-					if _, err := template.New("adapter").Option("missingkey=error").Parse(a.Template); err != nil {
+					if _, err := pipeline.Template(a.Template); err != nil {
+						// The parse error itself, without the adapter's "template: ".
+						if e := errors.Unwrap(err); e != nil {
+							err = e
+						}
 						c.add(path+".adapter.template", "%v", err)
 					}
 				}
