@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -20,9 +24,10 @@ const maxResponseBytes = 64 << 10
 // userAgent names this exporter to collectors.
 const userAgent = "mcp-tools OTLP exporter"
 
-// retryPolicy spaces the retries of one export: exponential from initial
-// to max, randomised by ±50%, none after maxElapsed (and none past the
-// export's timeout). The defaults are OpenTelemetry Go's exporters'.
+// retryPolicy spaces the retries of one export: from initial, growing
+// 1.5 times each time up to max, randomised by ±50%, none after maxElapsed
+// (and none past the export's timeout). The defaults are OpenTelemetry
+// Go's exporters'.
 type retryPolicy struct {
 	initial, max, maxElapsed time.Duration
 }
@@ -31,19 +36,25 @@ var defaultRetry = retryPolicy{initial: 5 * time.Second, max: 30 * time.Second, 
 
 // client sends one signal's encoded export requests.
 type client struct {
-	s      Settings
-	url    string
-	grpc   bool
-	hc     *http.Client
-	retry  retryPolicy
-	stop   context.Context // done when the exporter shuts down
-	cancel context.CancelFunc
+	s       Settings
+	url     string
+	grpc    bool
+	hc      *http.Client
+	retry   retryPolicy
+	stop    context.Context // done when the exporter shuts down
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	stopped bool                  // under mu: no export starts
+	conns   map[net.Conn]struct{} // under mu: open connections
+	wg      sync.WaitGroup        // exports under way
 }
 
 // newClient makes a client for s; grpcMethod is the gRPC service
 // method's path, used when s.Protocol is GRPC.
 func newClient(s Settings, grpcMethod string) *client {
+	c := &client{s: s, url: s.URL.String(), retry: defaultRetry, conns: map[net.Conn]struct{}{}}
 	tr := &http.Transport{
+		DialContext:         c.dial,
 		MaxIdleConnsPerHost: 2,
 		IdleConnTimeout:     90 * time.Second,
 		TLSHandshakeTimeout: 10 * time.Second,
@@ -52,7 +63,12 @@ func newClient(s Settings, grpcMethod string) *client {
 	if s.TLS != nil {
 		tr.TLSClientConfig = s.TLS.Clone()
 	}
-	c := &client{s: s, url: s.URL.String(), hc: &http.Client{Transport: tr}, retry: defaultRetry}
+	c.hc = &http.Client{
+		Transport: tr,
+		// A redirect would carry the headers (API keys) to another
+		// host, and turn the POST into a GET: it is an error instead.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 	if s.Protocol == GRPC {
 		// gRPC is HTTP/2 only: with TLS as negotiated, without it with
 		// prior knowledge (h2c), as gRPC clients do.
@@ -60,8 +76,9 @@ func newClient(s Settings, grpcMethod string) *client {
 		tr.Protocols = new(http.Protocols)
 		if s.URL.Scheme == "https" {
 			tr.Protocols.SetHTTP2(true)
+			tr.Proxy = http.ProxyFromEnvironment // a CONNECT tunnel, as grpc-go does
 		} else {
-			tr.Protocols.SetUnencryptedHTTP2(true)
+			tr.Protocols.SetUnencryptedHTTP2(true) // no proxy: h2c cannot go through one
 		}
 	} else {
 		tr.Proxy = http.ProxyFromEnvironment
@@ -70,10 +87,71 @@ func newClient(s Settings, grpcMethod string) *client {
 	return c
 }
 
-// shutdown ends exports under way and closes idle connections.
-func (c *client) shutdown() {
+// dialer makes the client's connections.
+var dialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+
+// dial opens a connection and keeps it in c.conns until it closes, so
+// that shutdown can close it: an HTTP/2 connection whose last stream was
+// cancelled is not idle yet when the export returns.
+func (c *client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := dialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		conn.Close()
+		return nil, errStopped
+	}
+	t := &trackedConn{Conn: conn, c: c}
+	c.conns[t] = struct{}{}
+	return t, nil
+}
+
+// trackedConn leaves its client's set when it closes.
+type trackedConn struct {
+	net.Conn
+	c    *client
+	once sync.Once
+}
+
+// Close closes the connection and forgets it.
+func (t *trackedConn) Close() error {
+	t.once.Do(func() {
+		t.c.mu.Lock()
+		delete(t.c.conns, t)
+		t.c.mu.Unlock()
+	})
+	return t.Conn.Close()
+}
+
+// shutdown ends exports under way, waits for them (until ctx is done)
+// and closes the connections.
+func (c *client) shutdown(ctx context.Context) error {
+	c.mu.Lock()
+	c.stopped = true
+	c.mu.Unlock()
 	c.cancel()
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
 	c.hc.CloseIdleConnections()
+	c.mu.Lock()
+	open := make([]net.Conn, 0, len(c.conns))
+	for conn := range c.conns {
+		open = append(open, conn)
+	}
+	c.mu.Unlock()
+	for _, conn := range open {
+		conn.Close()
+	}
+	return err
 }
 
 // retryable is an error worth another attempt, after at least after.
@@ -88,6 +166,14 @@ func (r *retryable) Unwrap() error { return r.err }
 // export sends msg, an encoded Export*ServiceRequest, retrying as the
 // policy says within the export's timeout.
 func (c *client) export(ctx context.Context, msg []byte) error {
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return errStopped
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	defer c.wg.Done()
 	ctx, cancel := context.WithTimeout(ctx, c.s.Timeout)
 	defer cancel()
 	stop := context.AfterFunc(c.stop, cancel)
@@ -97,12 +183,17 @@ func (c *client) export(ctx context.Context, msg []byte) error {
 		return err
 	}
 	start, delay := time.Now(), c.retry.initial
+	var last error // the previous attempt's
 	for {
 		err := c.send(ctx, payload)
 		var r *retryable
 		if err == nil || !errors.As(err, &r) {
+			if err != nil && last != nil && ctx.Err() != nil {
+				return fmt.Errorf("%w (the attempt before: %v)", err, last)
+			}
 			return err
 		}
+		last = r.err
 		wait := max(delay/2+rand.N(delay+1), r.after)
 		deadline, _ := ctx.Deadline()
 		if time.Since(start)+wait > c.retry.maxElapsed || time.Now().Add(wait).After(deadline) {
@@ -115,7 +206,7 @@ func (c *client) export(ctx context.Context, msg []byte) error {
 			return r.err
 		case <-t.C:
 		}
-		delay = min(2*delay, c.retry.max)
+		delay = min(delay*3/2, c.retry.max)
 	}
 }
 
@@ -153,10 +244,10 @@ func (c *client) send(ctx context.Context, payload []byte) error {
 	if err != nil {
 		return err
 	}
+	req.Header.Set("User-Agent", userAgent) // before the user's headers: theirs win
 	for k, v := range c.s.Headers {
 		req.Header.Set(k, v)
 	}
-	req.Header.Set("User-Agent", userAgent)
 	if c.grpc {
 		req.Header.Set("Content-Type", "application/grpc")
 		req.Header.Set("TE", "trailers")
@@ -164,7 +255,7 @@ func (c *client) send(ctx context.Context, payload []byte) error {
 			req.Header.Set("Grpc-Encoding", "gzip")
 		}
 		if d, ok := ctx.Deadline(); ok {
-			req.Header.Set("Grpc-Timeout", strconv.FormatInt(max(time.Until(d).Milliseconds(), 1), 10)+"m")
+			req.Header.Set("Grpc-Timeout", grpcTimeout(time.Until(d)))
 		}
 	} else {
 		req.Header.Set("Content-Type", "application/x-protobuf")
@@ -174,7 +265,7 @@ func (c *client) send(ctx context.Context, payload []byte) error {
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || permanent(err) {
 			return err
 		}
 		return &retryable{err: err} // the collector may be restarting
@@ -202,6 +293,34 @@ func httpResult(resp *http.Response, body []byte) error {
 	default:
 		return fmt.Errorf("collector answered %s%s", resp.Status, statusMessage(body))
 	}
+}
+
+// permanent reports whether a transport error would recur on a retry: a
+// certificate that does not verify, a TLS handshake with a server that
+// does not speak TLS.
+func permanent(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var record tls.RecordHeaderError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	return errors.As(err, &verify) || errors.As(err, &record) || errors.As(err, &unknownCA) ||
+		errors.As(err, &hostname) || errors.As(err, &invalid)
+}
+
+// grpcTimeout encodes d as a grpc-timeout value: at most 8 digits, in the
+// finest unit that fits.
+func grpcTimeout(d time.Duration) string {
+	d = max(d, time.Millisecond)
+	for _, u := range []struct {
+		unit string
+		size time.Duration
+	}{{"m", time.Millisecond}, {"S", time.Second}, {"M", time.Minute}, {"H", time.Hour}} {
+		if n := d / u.size; n < 1e8 {
+			return strconv.FormatInt(int64(n), 10) + u.unit
+		}
+	}
+	return "99999999H"
 }
 
 // retryAfter reads a Retry-After header: seconds or an HTTP date.

@@ -14,17 +14,23 @@ package otlp
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // DefaultTimeout bounds one export, its retries included, unless
 // OTEL_EXPORTER_OTLP_TIMEOUT says otherwise.
 const DefaultTimeout = 10 * time.Second
+
+// maxTimeout is the longest OTEL_EXPORTER_OTLP_TIMEOUT taken: a day.
+const maxTimeout = 24 * time.Hour
 
 // Protocol names, as OTEL_EXPORTER_OTLP_PROTOCOL spells them.
 const (
@@ -84,7 +90,7 @@ func FromEnv(getenv func(string) string, signal, path string) (Settings, error) 
 		return s, fmt.Errorf("%s: %w", name, err)
 	}
 	if s.Protocol == HTTPProtobuf && name == "OTEL_EXPORTER_OTLP_ENDPOINT" {
-		u.Path = strings.TrimSuffix(u.Path, "/") + path
+		u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+path, ""
 	}
 	s.URL = u
 
@@ -96,8 +102,8 @@ func FromEnv(getenv func(string) string, signal, path string) (Settings, error) 
 	s.Timeout = DefaultTimeout
 	if v, name := get("TIMEOUT"); v != "" {
 		ms, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || ms <= 0 {
-			return s, fmt.Errorf("%s: %q is not a positive number of milliseconds", name, v)
+		if err != nil || ms <= 0 || ms > maxTimeout.Milliseconds() {
+			return s, fmt.Errorf("%s: %q is not a number of milliseconds from 1 to %d", name, v, maxTimeout.Milliseconds())
 		}
 		s.Timeout = time.Duration(ms) * time.Millisecond
 	}
@@ -124,12 +130,11 @@ func endpointURL(endpoint, protocol string, insecure bool) (*url.URL, error) {
 		}
 		endpoint = scheme + "://" + endpoint
 	}
+	// Neither the value nor url.Parse's error (which quotes it) is shown:
+	// a URL may carry a password.
 	u, err := url.Parse(endpoint)
-	if err != nil {
-		return nil, err
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("%q is not an http or https URL", endpoint)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, errors.New("not a valid http or https URL")
 	}
 	if protocol == GRPC {
 		u.Path, u.RawPath = "", "" // gRPC adds the method's path
@@ -141,20 +146,28 @@ func endpointURL(endpoint, protocol string, insecure bool) (*url.URL, error) {
 // parseHeaders reads "key=value,key2=value2" with percent-encoded values
 // (the W3C baggage form the specification names).
 func parseHeaders(v string) (map[string]string, error) {
+	// An error names an entry by its place, never by its text: a value,
+	// or a key run into one, is often a secret.
 	h := map[string]string{}
-	for _, pair := range strings.Split(v, ",") {
+	for i, pair := range strings.Split(v, ",") {
 		if strings.TrimSpace(pair) == "" {
 			continue
 		}
 		k, val, ok := strings.Cut(pair, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return nil, fmt.Errorf("header %q is not key=value", strings.TrimSpace(pair))
+			return nil, fmt.Errorf("entry %d is not key=value", i+1)
+		}
+		if !httpguts.ValidHeaderFieldName(k) {
+			return nil, fmt.Errorf("entry %d: the key is not a valid header name", i+1)
 		}
 		dec, err := url.PathUnescape(strings.TrimSpace(val))
 		if err != nil {
-			// Not %w: the error quotes part of the value, a secret.
 			return nil, fmt.Errorf("header %q: the value is not percent-encoded correctly", k)
+		}
+		dec = strings.TrimSpace(dec)
+		if !httpguts.ValidHeaderFieldValue(dec) {
+			return nil, fmt.Errorf("header %q: the value holds characters a header cannot carry", k)
 		}
 		h[k] = dec
 	}

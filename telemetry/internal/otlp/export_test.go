@@ -292,7 +292,7 @@ func TestHTTPAnswers(t *testing.T) {
 			w.Header().Set("Content-Type", "application/x-protobuf")
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write(b)
-		}, 1, "collector answered 400 Bad Request: bad span"},
+		}, 1, `collector answered 400 Bad Request: "bad span"`},
 		{"a partial success is an error, not retried", func(n int, w http.ResponseWriter) {
 			w.Header().Set("Content-Type", "application/x-protobuf")
 			w.Write(partial)
@@ -339,11 +339,12 @@ func TestTimeoutAndShutdown(t *testing.T) {
 		if err == nil {
 			t.Fatal("an export to a collector that never answers succeeded")
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(5 * time.Second):
 		t.Fatal("the export outlived its 200 ms timeout by far")
 	}
 
-	exp2 := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL}, "TRACES", "/v1/traces"))
+	// A minute's timeout: only Shutdown can end this export in time.
+	exp2 := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL, "OTEL_EXPORTER_OTLP_TIMEOUT": "60000"}, "TRACES", "/v1/traces"))
 	go func() { done <- exp2.ExportSpans(context.Background(), testSpans()) }()
 	for len(c.requests()) < 2 {
 		time.Sleep(5 * time.Millisecond)
@@ -356,7 +357,7 @@ func TestTimeoutAndShutdown(t *testing.T) {
 		if err == nil {
 			t.Fatal("an export ended by Shutdown succeeded")
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(20 * time.Second):
 		t.Fatal("Shutdown did not end the export under way")
 	}
 	if err := exp2.ExportSpans(context.Background(), testSpans()); err == nil {
@@ -442,7 +443,7 @@ func selfSigned(t *testing.T) (certFile, keyFile string) {
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "collector"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
 		t.Fatal(err)
@@ -551,9 +552,9 @@ func TestGRPCStatus(t *testing.T) {
 			return nil
 		}, 2, ""},
 		{"resource exhausted without", func(int) error { return status.Error(grpccodes.ResourceExhausted, "full") }, 1,
-			"gRPC status 8 (RESOURCE_EXHAUSTED): full"},
+			`gRPC status 8 (RESOURCE_EXHAUSTED): "full"`},
 		{"invalid argument, message percent-encoded on the wire", func(int) error { return status.Error(grpccodes.InvalidArgument, "bad span: 100% é") }, 1,
-			"gRPC status 3 (INVALID_ARGUMENT): bad span: 100% é"},
+			`gRPC status 3 (INVALID_ARGUMENT): "bad span: 100% é"`},
 		{"unimplemented", func(int) error { return status.Error(grpccodes.Unimplemented, "no") }, 1, "UNIMPLEMENTED"},
 	}
 	for _, tt := range tests {
@@ -593,23 +594,33 @@ func TestGRPCPartialSuccess(t *testing.T) {
 }
 
 func TestGRPCNotAGRPCServer(t *testing.T) {
-	// An HTTP/1.1 server answering 503: the request fails as UNAVAILABLE,
-	// retried until the export's timeout.
+	// A plain HTTP server (no gRPC) answering 503: the export fails as
+	// UNAVAILABLE and is retried until its timeout, as gRPC says.
 	var n int
 	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		n++
 		mu.Unlock()
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
 	s := settings(t, map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": u.Host,
 		"OTEL_EXPORTER_OTLP_INSECURE": "true", "OTEL_EXPORTER_OTLP_TIMEOUT": "300"}, "TRACES", "/v1/traces")
 	exp := newTraceExporter(t, s)
-	if err := exp.ExportSpans(context.Background(), testSpans()); err == nil {
-		t.Fatal("an export to a plain HTTP/1.1 server succeeded")
+	err := exp.ExportSpans(context.Background(), testSpans())
+	if err == nil || !strings.Contains(err.Error(), "UNAVAILABLE") {
+		t.Fatalf("got error %v, want UNAVAILABLE", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n < 2 {
+		t.Errorf("the server had %d requests, want retries", n)
 	}
 }
 

@@ -33,21 +33,9 @@ func NewMetricExporter(getenv func(string) string, s Settings) (*MetricExporter,
 	switch v := strings.ToLower(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE"))); v {
 	case "", "cumulative":
 	case "delta":
-		e.temporality = func(k sdkmetric.InstrumentKind) metricdata.Temporality {
-			switch k {
-			case sdkmetric.InstrumentKindUpDownCounter, sdkmetric.InstrumentKindObservableUpDownCounter:
-				return metricdata.CumulativeTemporality
-			}
-			return metricdata.DeltaTemporality
-		}
+		e.temporality = sdkmetric.DeltaTemporalitySelector
 	case "lowmemory":
-		e.temporality = func(k sdkmetric.InstrumentKind) metricdata.Temporality {
-			switch k {
-			case sdkmetric.InstrumentKindCounter, sdkmetric.InstrumentKindHistogram:
-				return metricdata.DeltaTemporality
-			}
-			return metricdata.CumulativeTemporality
-		}
+		e.temporality = sdkmetric.LowMemoryTemporalitySelector
 	default:
 		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: %q is not supported: use cumulative, delta or lowmemory", v)
 	}
@@ -82,7 +70,7 @@ func (e *MetricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggre
 // the others are sent.
 func (e *MetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
 	if e.c.stop.Err() != nil {
-		return errStopped
+		return errStopped // before the transform's work
 	}
 	pb, terr := resourceMetrics(rm)
 	msg, err := envelope([]*mpb.ResourceMetrics{pb})
@@ -95,8 +83,6 @@ func (e *MetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetr
 // ForceFlush does nothing: Export sends at once.
 func (e *MetricExporter) ForceFlush(ctx context.Context) error { return ctx.Err() }
 
-// Shutdown ends exports under way; later ones fail.
-func (e *MetricExporter) Shutdown(context.Context) error {
-	e.c.shutdown()
-	return nil
-}
+// Shutdown ends exports under way, waiting for them until ctx is done;
+// later ones fail.
+func (e *MetricExporter) Shutdown(ctx context.Context) error { return e.c.shutdown(ctx) }

@@ -21,17 +21,12 @@ type traceClient struct{ c *client }
 // Start does nothing: connections are made as exports need them.
 func (traceClient) Start(context.Context) error { return nil }
 
-// Stop ends exports under way and closes idle connections.
-func (t traceClient) Stop(context.Context) error {
-	t.c.shutdown()
-	return nil
-}
+// Stop ends exports under way, waits for them until ctx is done, and
+// closes the connections.
+func (t traceClient) Stop(ctx context.Context) error { return t.c.shutdown(ctx) }
 
 // UploadTraces sends one ExportTraceServiceRequest.
 func (t traceClient) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpans) error {
-	if t.c.stop.Err() != nil {
-		return errStopped
-	}
 	msg, err := envelope(spans)
 	if err != nil {
 		return err

@@ -1,9 +1,13 @@
 package otlp
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -89,7 +93,7 @@ func partialSuccess(body []byte) error {
 	if rejected == 0 && msg == "" {
 		return nil
 	}
-	return fmt.Errorf("the collector rejected %d item(s): %q", rejected, msg)
+	return fmt.Errorf("the collector rejected %d item(s): %s", rejected, quote(msg))
 }
 
 // statusMessage is ": " and the message of a google.rpc.Status body (its
@@ -104,7 +108,15 @@ func statusMessage(body []byte) string {
 	if msg == "" {
 		return ""
 	}
-	return ": " + msg
+	return ": " + quote(msg)
+}
+
+// quote shows a collector's message on one line, cut at 512 bytes.
+func quote(msg string) string {
+	if len(msg) > 512 {
+		msg = msg[:512] + "…"
+	}
+	return strconv.Quote(msg)
 }
 
 // gRPC status codes this package acts on.
@@ -127,7 +139,7 @@ const (
 // grpcResult reads a gRPC answer: the status from the trailers (or the
 // headers, for a trailers-only answer), then the response message.
 func grpcResult(resp *http.Response, body []byte) error {
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode != http.StatusOK && resp.Header.Get("Grpc-Status") == "" {
 		code := codeUnknown
 		switch resp.StatusCode {
 		case http.StatusBadRequest:
@@ -156,19 +168,36 @@ func grpcResult(resp *http.Response, body []byte) error {
 		return grpcError(codeUnknown, "grpc-status "+s, "")
 	}
 	if code != codeOK {
-		msg, _ := url.PathUnescape(status.Get("Grpc-Message"))
-		return grpcError(code, msg, status.Get("Grpc-Status-Details-Bin"))
+		raw := status.Get("Grpc-Message")
+		msg, err := url.PathUnescape(raw)
+		if err != nil {
+			msg = raw // as the gRPC specification says
+		}
+		return grpcError(code, quote(msg), status.Get("Grpc-Status-Details-Bin"))
 	}
-	// One response message: a compressed flag, a length, the message
-	// (uncompressed: this client accepts no other encoding).
-	if len(body) < 5 || body[0] != 0 {
+	// One response message: a compressed flag, a length, the message.
+	if len(body) < 5 {
 		return nil
 	}
-	n := int(body[1])<<24 | int(body[2])<<16 | int(body[3])<<8 | int(body[4])
-	if n > len(body)-5 {
+	n := binary.BigEndian.Uint32(body[1:5])
+	if uint64(n) > uint64(len(body)-5) {
 		return nil
 	}
-	return partialSuccess(body[5 : 5+n])
+	msg := body[5 : 5+n]
+	if body[0] != 0 {
+		// Compressed as the request was (grpc-go answers so).
+		if !strings.EqualFold(resp.Header.Get("Grpc-Encoding"), "gzip") {
+			return nil
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(msg))
+		if err != nil {
+			return nil
+		}
+		if msg, err = io.ReadAll(io.LimitReader(zr, maxResponseBytes)); err != nil {
+			return nil
+		}
+	}
+	return partialSuccess(msg)
 }
 
 // grpcError is the error for a gRPC status, retryable when OpenTelemetry's

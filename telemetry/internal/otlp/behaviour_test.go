@@ -1,0 +1,291 @@
+package otlp
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+)
+
+func TestGRPCGzipPartialSuccess(t *testing.T) {
+	// grpc-go compresses its answer as the request was: the partial
+	// success inside must still be read.
+	g := &grpcCollector{rejectMetrics: "too many points"}
+	env := map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + serveGRPC(t, g, "", "")}
+	om, err := NewMetricExporter(func(k string) string { return env[k] }, settings(t, env, "METRICS", "/v1/metrics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = om.Export(context.Background(), testMetrics())
+	if want := `the collector rejected 2 item(s): "too many points"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got error %v, want %q", err, want)
+	}
+}
+
+func TestRedirectIsAnError(t *testing.T) {
+	other := newHTTPCollector(t, nil)
+	c := newHTTPCollector(t, func(_ int, w http.ResponseWriter) {
+		w.Header().Set("Location", other.URL+"/v1/traces")
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	})
+	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL, "OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=s3cret"}, "TRACES", "/v1/traces"))
+	err := exp.ExportSpans(context.Background(), testSpans())
+	if err == nil || !strings.Contains(err.Error(), "307") {
+		t.Fatalf("got error %v, want the 307 as an error", err)
+	}
+	if n := len(other.requests()); n != 0 {
+		t.Errorf("the redirect's target got %d requests (and the API key): want none", n)
+	}
+}
+
+func TestUserAgentIsTheUsers(t *testing.T) {
+	c := newHTTPCollector(t, nil)
+	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL}, "TRACES", "/v1/traces"))
+	exp2 := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL, "OTEL_EXPORTER_OTLP_HEADERS": "User-Agent=mine"}, "TRACES", "/v1/traces"))
+	for _, e := range []sdktrace.SpanExporter{exp, exp2} {
+		if err := e.ExportSpans(context.Background(), testSpans()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := c.requests()
+	if got[0].header.Get("User-Agent") != userAgent || got[1].header.Get("User-Agent") != "mine" {
+		t.Errorf("User-Agent: got %q and %q, want %q and \"mine\"", got[0].header.Get("User-Agent"), got[1].header.Get("User-Agent"), userAgent)
+	}
+}
+
+func TestRetryAfterIsHonoured(t *testing.T) {
+	var mu sync.Mutex
+	var at []time.Time
+	c := newHTTPCollector(t, func(n int, w http.ResponseWriter) {
+		mu.Lock()
+		at = append(at, time.Now())
+		mu.Unlock()
+		if n == 0 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
+	})
+	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL}, "TRACES", "/v1/traces"))
+	if err := exp.ExportSpans(context.Background(), testSpans()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(at) != 2 {
+		t.Fatalf("got %d requests, want 2", len(at))
+	}
+	// A lower bound only: the retry waited at least what the collector
+	// asked (the policy's own delay here is 10-20 ms).
+	if d := at[1].Sub(at[0]); d < 900*time.Millisecond {
+		t.Errorf("the retry came %v after a Retry-After of 1 s", d)
+	}
+}
+
+func TestCertificateErrorIsNotRetried(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the failed handshake
+	srv.StartTLS()
+	defer srv.Close()
+	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL}, "TRACES", "/v1/traces"))
+	err := exp.ExportSpans(context.Background(), testSpans())
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("got error %v, want a certificate error", err)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("got %d connections, want 1: a certificate that does not verify will not on a retry", n)
+	}
+}
+
+// deadlineCollector records the deadline of each export it takes.
+type deadlineCollector struct {
+	coltracepb.UnimplementedTraceServiceServer
+	left chan time.Duration
+}
+
+func (d *deadlineCollector) Export(ctx context.Context, _ *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		d.left <- -1
+	} else {
+		d.left <- time.Until(dl)
+	}
+	return &coltracepb.ExportTraceServiceResponse{}, nil
+}
+
+func TestGRPCTimeoutReachesTheServer(t *testing.T) {
+	d := &deadlineCollector{left: make(chan time.Duration, 1)}
+	srv := grpc.NewServer()
+	coltracepb.RegisterTraceServiceServer(srv, d)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Stop()
+	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + ln.Addr().String(),
+		"OTEL_EXPORTER_OTLP_TIMEOUT": "7000"}, "TRACES", "/v1/traces"))
+	if err := exp.ExportSpans(context.Background(), testSpans()); err != nil {
+		t.Fatal(err)
+	}
+	if left := <-d.left; left <= 0 || left > 7*time.Second {
+		t.Errorf("the server saw %v left, want a deadline within the 7 s timeout", left)
+	}
+}
+
+func TestGRPCTimeoutEncoding(t *testing.T) {
+	for _, tt := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "1m"}, {-time.Second, "1m"}, {1500 * time.Millisecond, "1500m"},
+		{99999999 * time.Millisecond, "99999999m"}, {100000000 * time.Millisecond, "100000S"},
+		{maxTimeout, "86400000m"}, {200000000 * time.Second, "3333333M"},
+	} {
+		if got := grpcTimeout(tt.d); got != tt.want {
+			t.Errorf("grpcTimeout(%v): got %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
+func TestGRPCMutualTLS(t *testing.T) {
+	cert, key := selfSigned(t)
+	pemBytes, err := os.ReadFile(cert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(pemBytes)
+	pair, err := tls.LoadX509KeyPair(cert, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &grpcCollector{}
+	srv := grpc.NewServer(grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{pair},
+		ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool})))
+	coltracepb.RegisterTraceServiceServer(srv, g)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Stop()
+	base := map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_ENDPOINT": ln.Addr().String(),
+		"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE": cert, "OTEL_EXPORTER_OTLP_TIMEOUT": "2000"}
+	exp := newTraceExporter(t, settings(t, base, "TRACES", "/v1/traces"))
+	if err := exp.ExportSpans(context.Background(), testSpans()); err == nil {
+		t.Fatal("an export without a client certificate succeeded")
+	}
+	base["OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE"], base["OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY"] = cert, key
+	exp = newTraceExporter(t, settings(t, base, "TRACES", "/v1/traces"))
+	if err := exp.ExportSpans(context.Background(), testSpans()); err != nil {
+		t.Fatalf("with the client certificate: %v", err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.traces) != 1 {
+		t.Errorf("got %d exports, want 1", len(g.traces))
+	}
+}
+
+// TestGRPCResultMalformed: what a faulty collector sends is never a panic.
+func TestGRPCResultMalformed(t *testing.T) {
+	ok := http.Header{"Grpc-Status": {"0"}}
+	for _, tt := range []struct {
+		name    string
+		trailer http.Header
+		header  http.Header
+		body    []byte
+		err     string
+	}{
+		{"length past the body (and past 2^31)", ok, nil, []byte{0, 0x80, 0, 0, 5, 1}, ""},
+		{"short frame", ok, nil, []byte{0, 0, 0}, ""},
+		{"compressed, no encoding named", ok, nil, []byte{1, 0, 0, 0, 1, 0xff}, ""},
+		{"compressed, not gzip", ok, http.Header{"Grpc-Encoding": {"gzip"}}, []byte{1, 0, 0, 0, 1, 0xff}, ""},
+		{"garbage message", ok, nil, []byte{0, 0, 0, 0, 3, 0x0a, 0xff, 0xff}, ""},
+		{"no status", http.Header{}, nil, nil, "no grpc-status"},
+		{"bad percent-encoding shows the raw message", http.Header{"Grpc-Status": {"3"}, "Grpc-Message": {"bad%zz\nspan"}}, nil, nil, `"bad%zz\nspan"`},
+		{"trailers-only", nil, http.Header{"Grpc-Status": {"14"}, "Grpc-Message": {"down"}}, nil, `UNAVAILABLE): "down"`},
+		{"garbage details", http.Header{"Grpc-Status": {"8"}, "Grpc-Status-Details-Bin": {"!!!"}}, nil, nil, "RESOURCE_EXHAUSTED"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := tt.header
+			if h == nil {
+				h = http.Header{}
+			}
+			err := grpcResult(&http.Response{StatusCode: 200, Header: h, Trailer: tt.trailer}, tt.body)
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Errorf("got %v, want %q", err, tt.err)
+			}
+		})
+	}
+}
+
+// TestShutdownClosesConnections: an export that Shutdown cancels leaves no
+// HTTP/2 connection (and its reading goroutine) behind.
+func TestShutdownClosesConnections(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	g := &grpcCollector{fail: func(int) error { <-release; return nil }}
+	c := newClient(settings(t, map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + serveGRPC(t, g, "", "")}, "TRACES", "/v1/traces"), traceMethod)
+	done := make(chan error, 1)
+	go func() { done <- traceClient{c}.UploadTraces(context.Background(), nil) }()
+	for {
+		g.mu.Lock()
+		k := len(g.traces)
+		g.mu.Unlock()
+		if k > 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := (traceClient{c}).Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Error("the export Shutdown ended succeeded")
+	}
+	readLoops := func() int {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		n := 0
+		for _, st := range strings.Split(string(buf), "\n\n") {
+			if strings.Contains(st, "http2ClientConn).readLoop") || strings.Contains(st, "http2clientConnReadLoop") {
+				n++
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(5 * time.Second); readLoops() > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d HTTP/2 connections outlive Stop", readLoops())
+		}
+	}
+	if err := (traceClient{c}).UploadTraces(context.Background(), nil); err == nil {
+		t.Error("an export after Stop succeeded")
+	}
+}
