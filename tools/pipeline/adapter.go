@@ -81,13 +81,29 @@ func structuredValue(r tools.Result) (any, error) {
 // key is an error (text/template's missingkey=error). The template runs on
 // jsontmpl, text/template's semantics without its executor (whose method
 // lookup by name keeps every exported method in the binary), within
-// jsontmpl's limits on output, steps and depth.
+// jsontmpl's limits, so that no template on any data can hang or exhaust
+// the server:
+//   - text longer than jsontmpl.MaxTemplateBytes (64 KiB) is refused here;
+//   - a rendering writes at most jsontmpl.MaxOutput bytes (1 MiB);
+//   - it takes at most jsontmpl.MaxSteps steps (about 4 million, each a
+//     constant amount of work, including the work that grows with the
+//     data: comparing long strings, measuring values before printing
+//     them);
+//   - print, printf, println, html, js and urlquery make at most
+//     jsontmpl.MaxMadeBytes bytes of strings in all (16 MiB), checked
+//     before each call formats;
+//   - at most jsontmpl.MaxDepth frames (10000: nested ifs, withs, ranges,
+//     template calls, parenthesized pipelines) are active at once.
+//
+// Going past one is an error wrapping a *jsontmpl.LimitError. The
+// rendering also stops with the adapter's ctx, with an error wrapping
+// ctx.Err().
 func Template(text string) (Adapter, error) {
 	t, err := jsontmpl.Parse("adapter", text)
 	if err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
-	return func(_ context.Context, r tools.Result) (tools.Result, error) {
+	return func(ctx context.Context, r tools.Result) (tools.Result, error) {
 		data := jsontmpl.Data{Text: r.Text}
 		if r.Structured != nil {
 			v, err := structuredValue(tools.Result{Structured: r.Structured})
@@ -97,7 +113,7 @@ func Template(text string) (Adapter, error) {
 			data.Structured = v
 		}
 		var b bytes.Buffer
-		if err := t.Execute(&b, data); err != nil {
+		if err := t.Execute(ctx, &b, data); err != nil {
 			return tools.Result{}, fmt.Errorf("template: %w", err)
 		}
 		return tools.Text(b.String()), nil

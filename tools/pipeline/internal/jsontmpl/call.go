@@ -109,11 +109,15 @@ func (s *state) evalCall(dot value, f fn, isBuiltin bool, node parse.Node, name 
 		}
 		call = func(*state, []value) (value, error) { return callFunc(calleeName, argv[0]) }
 	}
+	// A limit the call reaches is the call's error, not its last
+	// argument's; after the call, errors point where text/template's do.
+	last := s.node
+	s.at(node)
 	v, err := call(s, argv)
 	if err != nil {
-		s.at(node)
 		s.errorf("error calling %s: %w", name, err)
 	}
+	s.at(last)
 	return v
 }
 
@@ -148,6 +152,7 @@ func (s *state) validateType(v value, t param) value {
 // evalArg evaluates n as an argument of type t.
 func (s *state) evalArg(dot value, t param, n parse.Node) value {
 	s.at(n)
+	s.step(1)
 	switch arg := n.(type) {
 	case *parse.DotNode:
 		return s.validateType(dot, t)

@@ -15,9 +15,17 @@ var (
 	errNoComparison      = errors.New("missing argument for comparison")
 )
 
-// comparison adapts a comparison to a builtin's call.
+// comparison adapts a comparison to a builtin's call, charging a step per
+// 4 KiB of the strings it may compare.
 func comparison(f func(args []value) (bool, error)) func(*state, []value) (value, error) {
-	return func(_ *state, args []value) (value, error) {
+	return func(s *state, args []value) (value, error) {
+		n := 0
+		for _, a := range args {
+			if a = a.elem(); a.kind() == stringKind {
+				n += len(a.str())
+			}
+		}
+		s.step(n / 4096)
 		truth, err := f(args)
 		return value{x: truth}, err
 	}

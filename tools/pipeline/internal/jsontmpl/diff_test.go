@@ -2,6 +2,7 @@ package jsontmpl_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,7 +101,7 @@ func runOurs(text string, d jsontmpl.Data) outcome {
 		return outcome{parseErr: err}
 	}
 	var b bytes.Buffer
-	err = t.Execute(&b, d)
+	err = t.Execute(context.Background(), &b, d)
 	return outcome{out: b.String(), err: err}
 }
 

@@ -1,6 +1,7 @@
 package jsontmpl_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -24,12 +25,12 @@ func ExampleTemplate_Execute() {
 	if err := dec.Decode(&v); err != nil {
 		panic(err)
 	}
-	if err := t.Execute(os.Stdout, jsontmpl.Data{Structured: v}); err != nil {
+	if err := t.Execute(context.Background(), os.Stdout, jsontmpl.Data{Structured: v}); err != nil {
 		panic(err)
 	}
 
 	t, _ = jsontmpl.Parse("adapter", `{{.Structured.total}}`)
-	fmt.Println(t.Execute(os.Stdout, jsontmpl.Data{Structured: v}))
+	fmt.Println(t.Execute(context.Background(), os.Stdout, jsontmpl.Data{Structured: v}))
 	// Output:
 	// apple: 1.50
 	// pear: 2.00

@@ -15,14 +15,13 @@ import (
 
 // state is one execution, or one {{template}} call within it.
 type state struct {
-	t     *Template
-	name  string      // the executing template's name
-	tree  *parse.Tree // and its tree
-	w     io.Writer
-	b     *budget
-	node  parse.Node // current node, for errors
-	vars  []variable // push-down stack of variable values
-	depth int        // the height of the stack of executing templates
+	t    *Template
+	name string      // the executing template's name
+	tree *parse.Tree // and its tree
+	w    io.Writer
+	b    *budget
+	node parse.Node // current node, for errors
+	vars []variable // push-down stack of variable values
 }
 
 // variable is the value of a variable such as $, $x.
@@ -39,13 +38,21 @@ func (s *state) pop(mark int) { s.vars = s.vars[:mark] }
 
 // setVar overwrites the last declared variable with the given name.
 func (s *state) setVar(name string, v value) {
+	s.vars[s.lookup(name)].value = v
+}
+
+// lookup returns the index of the last declared variable with the given
+// name, charging a step per 8 variables it passes: a template can declare
+// thousands.
+func (s *state) lookup(name string) int {
 	for i := s.mark() - 1; i >= 0; i-- {
 		if s.vars[i].name == name {
-			s.vars[i].value = v
-			return
+			s.step((s.mark() - i) / 8)
+			return i
 		}
 	}
 	s.errorf("undefined variable: %s", name)
+	panic("not reached")
 }
 
 // setTopVar overwrites the top-nth variable on the stack.
@@ -53,13 +60,7 @@ func (s *state) setTopVar(n int, v value) { s.vars[len(s.vars)-n].value = v }
 
 // varValue returns the value of the named variable.
 func (s *state) varValue(name string) value {
-	for i := s.mark() - 1; i >= 0; i-- {
-		if s.vars[i].name == name {
-			return s.vars[i].value
-		}
-	}
-	s.errorf("undefined variable: %s", name)
-	return value{}
+	return s.vars[s.lookup(name)].value
 }
 
 // at marks the state to be on node n, for error reporting.
@@ -92,10 +93,13 @@ const (
 	continueLoop
 )
 
-// walk executes node with dot, writing its output.
+// walk executes node with dot, writing its output. It is a frame of
+// execution (see MaxDepth).
 func (s *state) walk(dot value, node parse.Node) control {
 	s.at(node)
 	s.step(1)
+	s.enter()
+	c := normal
 	switch node := node.(type) {
 	case *parse.ActionNode:
 		// Variables persist until the next end; an action that declares
@@ -105,30 +109,31 @@ func (s *state) walk(dot value, node parse.Node) control {
 			s.printValue(node, val)
 		}
 	case *parse.BreakNode:
-		return breakLoop
+		c = breakLoop
 	case *parse.CommentNode:
 	case *parse.ContinueNode:
-		return continueLoop
+		c = continueLoop
 	case *parse.IfNode:
-		return s.walkIfOrWith(parse.NodeIf, dot, node.Pipe, node.List, node.ElseList)
+		c = s.walkIfOrWith(parse.NodeIf, dot, node.Pipe, node.List, node.ElseList)
 	case *parse.ListNode:
 		for _, node := range node.Nodes {
-			if c := s.walk(dot, node); c != normal {
-				return c
+			if c = s.walk(dot, node); c != normal {
+				break
 			}
 		}
 	case *parse.RangeNode:
-		return s.walkRange(dot, node)
+		c = s.walkRange(dot, node)
 	case *parse.TemplateNode:
 		s.walkTemplate(dot, node)
 	case *parse.TextNode:
 		s.write(node.Text)
 	case *parse.WithNode:
-		return s.walkIfOrWith(parse.NodeWith, dot, node.Pipe, node.List, node.ElseList)
+		c = s.walkIfOrWith(parse.NodeWith, dot, node.Pipe, node.List, node.ElseList)
 	default:
 		s.errorf("unknown node: %s", node)
 	}
-	return normal
+	s.leave()
+	return c
 }
 
 // walkIfOrWith walks an if or a with; a with sets dot.
@@ -257,13 +262,9 @@ func (s *state) walkTemplate(dot value, t *parse.TemplateNode) {
 	if tree == nil {
 		s.errorf("template %q not defined", t.Name)
 	}
-	if s.depth == MaxDepth {
-		s.errorf("%w", &LimitError{Limit: "depth", Max: MaxDepth})
-	}
 	// Variables declared by the pipeline persist.
 	dot = s.evalPipeline(dot, t.Pipe)
 	newState := *s
-	newState.depth++
 	newState.name = t.Name
 	newState.tree = tree
 	// No dynamic scoping: template invocations inherit no variables.
@@ -272,12 +273,15 @@ func (s *state) walkTemplate(dot value, t *parse.TemplateNode) {
 }
 
 // evalPipeline returns the value of a pipeline, and pushes (or sets) the
-// variables it declares: callers pop them when done.
+// variables it declares: callers pop them when done. It is a frame of
+// execution (see MaxDepth): parenthesized pipelines nest.
 func (s *state) evalPipeline(dot value, pipe *parse.PipeNode) value {
 	if pipe == nil {
 		return value{}
 	}
 	s.at(pipe)
+	s.enter()
+	defer s.leave()
 	val := missing
 	for _, cmd := range pipe.Cmds {
 		val = s.evalCommand(dot, cmd, val) // previous value is this one's final arg.
@@ -425,6 +429,7 @@ func (s *state) evalFunction(dot value, node *parse.IdentifierNode, cmd parse.No
 // the root, an entry of a map, or a method of json.Number. final is the
 // value of the pipeline's previous command, if any.
 func (s *state) evalField(dot value, fieldName string, node parse.Node, args []parse.Node, final, receiver value) value {
+	s.step(1)
 	if !receiver.valid() {
 		// missingkey=error treats the zero value as a missing map key.
 		s.errorf("nil data; no entry for key %q", fieldName)

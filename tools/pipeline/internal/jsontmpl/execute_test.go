@@ -65,7 +65,7 @@ func TestExecute(t *testing.T) {
 				t.Fatal(err)
 			}
 			var b bytes.Buffer
-			err = tmpl.Execute(&b, data)
+			err = tmpl.Execute(t.Context(), &b, data)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("got error %v; want %s", err, tt.wantErr)
@@ -106,7 +106,7 @@ func TestExecuteUnsupportedData(t *testing.T) {
 		map[string]any{"a": []any{struct{}{}}},
 	} {
 		var b bytes.Buffer
-		err := tmpl.Execute(&b, jsontmpl.Data{Text: "x", Structured: v})
+		err := tmpl.Execute(t.Context(), &b, jsontmpl.Data{Text: "x", Structured: v})
 		if err == nil || !strings.Contains(err.Error(), "unsupported type") {
 			t.Errorf("Execute with %#v: got error %v; want one about an unsupported type", v, err)
 		}
@@ -116,7 +116,7 @@ func TestExecuteUnsupportedData(t *testing.T) {
 	}
 	// float64, as json decodes numbers without UseNumber, is supported.
 	var b bytes.Buffer
-	err = tmpl.Execute(&b, jsontmpl.Data{Text: "x", Structured: map[string]any{"f": 1.5}})
+	err = tmpl.Execute(t.Context(), &b, jsontmpl.Data{Text: "x", Structured: map[string]any{"f": 1.5}})
 	if err != nil {
 		t.Errorf("Execute with a float64: got error %v; want none", err)
 	}
@@ -133,7 +133,7 @@ func TestExecuteWriteError(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := errors.New("disk full")
-	if err := tmpl.Execute(errWriter{want}, jsontmpl.Data{}); err != want {
+	if err := tmpl.Execute(t.Context(), errWriter{want}, jsontmpl.Data{}); err != want {
 		t.Errorf("got error %v; want the writer's own error %v", err, want)
 	}
 }
@@ -152,7 +152,7 @@ func TestExecuteConcurrently(t *testing.T) {
 			defer wg.Done()
 			n := json.Number(strings.Repeat("1", g+1))
 			var b bytes.Buffer
-			if err := tmpl.Execute(&b, jsontmpl.Data{Structured: []any{n, n}}); err != nil {
+			if err := tmpl.Execute(t.Context(), &b, jsontmpl.Data{Structured: []any{n, n}}); err != nil {
 				t.Error(err)
 				return
 			}

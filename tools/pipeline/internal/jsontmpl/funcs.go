@@ -90,6 +90,7 @@ func interfaces(args []value) []any {
 // printer is print or println.
 func printer(f func(...any) string) func(*state, []value) (value, error) {
 	return func(s *state, args []value) (value, error) {
+		s.reserve(1 + s.argsSize(args, plainMode, MaxMadeBytes-s.b.made))
 		str := f(interfaces(args)...)
 		s.made(str)
 		return value{x: str}, nil
@@ -97,15 +98,22 @@ func printer(f func(...any) string) func(*state, []value) (value, error) {
 }
 
 func printf(s *state, args []value) (value, error) {
-	str := fmt.Sprintf(args[0].x.(string), interfaces(args[1:])...)
+	format := args[0].x.(string)
+	s.reserve(s.printfSize(format, args[1:], MaxMadeBytes-s.b.made))
+	str := fmt.Sprintf(format, interfaces(args[1:])...)
 	s.made(str)
 	return value{x: str}, nil
 }
+
+// escapeGrowth is the most bytes html, js and urlquery make of one byte
+// (js's \u003C).
+const escapeGrowth = 6
 
 // escaper is html, js or urlquery: the escaped text of the arguments, the
 // zero value printed as in an action.
 func escaper(escape func(string) string) func(*state, []value) (value, error) {
 	return func(s *state, args []value) (value, error) {
+		s.reserve(escapeGrowth * s.argsSize(args, plainMode, (MaxMadeBytes-s.b.made)/escapeGrowth))
 		str, ok := "", false
 		if len(args) == 1 {
 			str, ok = args[0].x.(string)

@@ -77,19 +77,37 @@ func TestLimits(t *testing.T) {
 			name:    "depth of endless recursion",
 			text:    `{{define "x"}}{{template "x"}}{{end}}{{template "x"}}`,
 			limit:   "depth",
-			wantErr: "exceeded maximum template depth (1000)",
+			wantErr: "exceeded maximum nesting depth (10000)",
 		},
 		{
-			name: "depth at the limit",
+			// 4 frames a level: the range, its list, the call, its list.
+			name: "depth of recursion over data 2000 deep",
 			text: recurse,
-			data: jsontmpl.Data{Structured: nested(t, jsontmpl.MaxDepth)},
+			data: jsontmpl.Data{Structured: nested(t, 2000)},
 		},
 		{
-			name:    "depth past the limit",
+			name:    "depth of recursion over data 3000 deep",
 			text:    recurse,
-			data:    jsontmpl.Data{Structured: nested(t, jsontmpl.MaxDepth+1)},
+			data:    jsontmpl.Data{Structured: nested(t, 3000)},
 			limit:   "depth",
-			wantErr: "exceeded maximum template depth (1000)",
+			wantErr: "exceeded maximum nesting depth (10000)",
+		},
+		{
+			name:    "depth of ifs around a recursive call",
+			text:    `{{define "r"}}` + strings.Repeat("{{if 1}}", 100) + `{{template "r"}}` + strings.Repeat("{{end}}", 100) + `{{end}}{{template "r"}}`,
+			limit:   "depth",
+			wantErr: "exceeded maximum nesting depth (10000)",
+		},
+		{
+			// Within MaxTemplateBytes, nesting in one template stays
+			// within MaxDepth: here 9000 of the parser's 10000 levels of
+			// parentheses.
+			name: "depth of nested parentheses",
+			text: "{{" + strings.Repeat("(", 9000) + "1" + strings.Repeat(")", 9000) + "}}",
+		},
+		{
+			name: "depth of nested ifs",
+			text: strings.Repeat("{{if 1}}", 4000) + "x" + strings.Repeat("{{end}}", 4000),
 		},
 	}
 	for _, tt := range tests {
@@ -99,7 +117,7 @@ func TestLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			err = tmpl.Execute(&out, tt.data)
+			err = tmpl.Execute(t.Context(), &out, tt.data)
 			if out.Len() > jsontmpl.MaxOutput {
 				t.Errorf("got %d bytes of output; want at most %d", out.Len(), jsontmpl.MaxOutput)
 			}

@@ -1,6 +1,7 @@
 package jsontmpl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,8 +29,12 @@ type Template struct {
 // Parse parses text as a template named name, with text/template's default
 // delimiters and builtin functions. Its errors are those of
 // template.New(name).Parse(text), like
-// "template: adapter:1: function "foo" not defined".
+// "template: adapter:1: function "foo" not defined". It refuses a text
+// longer than MaxTemplateBytes.
 func Parse(name, text string) (*Template, error) {
+	if len(text) > MaxTemplateBytes {
+		return nil, fmt.Errorf("template: %s: the text is %d bytes long; the most allowed is %d", name, len(text), MaxTemplateBytes)
+	}
 	funcs := make(map[string]any, len(builtinNames))
 	for _, n := range builtinNames {
 		funcs[n] = true // the parser only asks whether a name is defined
@@ -41,16 +46,17 @@ func Parse(name, text string) (*Template, error) {
 	return &Template{name: name, trees: trees}, nil
 }
 
-// Name returns the template's name, the one given to Parse.
-func (t *Template) Name() string { return t.name }
-
 // Execute writes the template applied to data to w. Its semantics are
 // text/template's Execute with Option("missingkey=error") on a value of type
 // struct{ Text string; Structured any }. An error stops the execution; part
 // of the output may have been written. An error writing to w is returned as
-// it is; every other error reads like text/template's, and when a limit is
-// reached it wraps a *LimitError.
-func (t *Template) Execute(w io.Writer, data Data) (err error) {
+// it is; every other error reads like text/template's. When a limit is
+// reached it wraps a *LimitError, and when ctx is done (checked every
+// thousand steps or so) it wraps ctx.Err().
+func (t *Template) Execute(ctx context.Context, w io.Writer, data Data) (err error) {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := checkData(data.Structured); err != nil {
 		return err
 	}
@@ -60,7 +66,7 @@ func (t *Template) Execute(w io.Writer, data Data) (err error) {
 		name: t.name,
 		tree: tree,
 		w:    w,
-		b:    &budget{},
+		b:    &budget{ctx: ctx, nextCheck: ctxCheckSteps},
 		vars: []variable{{"$", value{x: root(data)}}},
 	}
 	defer s.recover(&err)

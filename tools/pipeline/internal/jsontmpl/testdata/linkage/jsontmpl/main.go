@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 
@@ -19,7 +20,7 @@ func main() {
 	if err := json.Unmarshal([]byte(os.Args[2]), &v); err != nil {
 		panic(err)
 	}
-	if err := t.Execute(os.Stdout, jsontmpl.Data{Text: os.Args[2], Structured: v}); err != nil {
+	if err := t.Execute(context.Background(), os.Stdout, jsontmpl.Data{Text: os.Args[2], Structured: v}); err != nil {
 		panic(err)
 	}
 }
