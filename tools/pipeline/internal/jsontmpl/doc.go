@@ -15,9 +15,10 @@
 // Execution follows text/template with Option("missingkey=error"): the same
 // output, and the same error texts (template: NAME:LINE:COL: executing ...),
 // for the data shape it accepts. Unlike text/template, an execution has
-// limits (MaxOutput, MaxSteps, MaxMadeBytes, MaxDepth) so that a template
-// cannot hang or exhaust the process that runs it; going past one is an
-// error that wraps a *LimitError.
+// limits (MaxOutput, MaxSteps, MaxMadeBytes, MaxDepth) so that no template
+// on any data can hang or exhaust the process that runs it; going past one
+// is an error that wraps a *LimitError. Parse refuses a text longer than
+// MaxTemplateBytes, and Execute stops when its context is done.
 //
 // The builtin functions are text/template's: and, or, not, len, index,
 // slice, print, printf, println, eq, ne, lt, le, gt, ge, html, js, urlquery
