@@ -24,22 +24,6 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 )
 
-func TestGRPCGzipPartialSuccess(t *testing.T) {
-	// grpc-go compresses its answer as the request was: the partial
-	// success inside must still be read.
-	g := &grpcCollector{rejectMetrics: "too many points"}
-	env := map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
-		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + serveGRPC(t, g, "", "")}
-	om, err := NewMetricExporter(func(k string) string { return env[k] }, settings(t, env, "METRICS", "/v1/metrics"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = om.Export(context.Background(), testMetrics())
-	if want := `the collector rejected 2 item(s): "too many points"`; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("got error %v, want %q", err, want)
-	}
-}
-
 func TestRedirectIsAnError(t *testing.T) {
 	other := newHTTPCollector(t, nil)
 	c := newHTTPCollector(t, func(_ int, w http.ResponseWriter) {
