@@ -18,8 +18,8 @@ import (
 // otherwise.
 const DefaultServiceName = "mcp-tools"
 
-// otlpProviders holds the providers built from the environment; a nil one was not
-// asked for.
+// otlpProviders holds the providers built from the environment; a nil
+// one was not asked for.
 type otlpProviders struct {
 	traces  *sdktrace.TracerProvider
 	metrics *sdkmetric.MeterProvider
@@ -88,7 +88,8 @@ func wants(getenv func(string) string, signal string) bool {
 	default:
 		return false // "none", or an exporter this server does not have
 	}
-	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT") != ""
+	return strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")) != "" ||
+		strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT")) != ""
 }
 
 // metricExporter makes the OTLP metric exporter the variables describe.

@@ -287,6 +287,7 @@ func TestOTLPOnlyWhenAsked(t *testing.T) {
 		{"endpoint", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL}, true, []string{"/v1/traces", "/v1/metrics"}, ""},
 		{"traces endpoint", map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": collector.URL + "/v1/traces"}, true, []string{"/v1/traces"}, ""},
 		{"metrics endpoint only", map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": collector.URL + "/v1/metrics"}, false, []string{"/v1/metrics"}, ""},
+		{"blank endpoint", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": " "}, false, nil, ""},
 		{"sdk disabled", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL, "OTEL_SDK_DISABLED": "true"}, false, nil, ""},
 		{"traces exporter none", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL, "OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none"}, false, nil, ""},
 		{"grpc", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_METRICS_EXPORTER": "none"}, true, nil, ""},
