@@ -233,20 +233,13 @@ func TestGRPCResultMalformed(t *testing.T) {
 func TestShutdownClosesConnections(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	g := &grpcCollector{fail: func(int) error { <-release; return nil }}
+	arrived := make(chan struct{}, 1)
+	g := &grpcCollector{fail: func(int) error { arrived <- struct{}{}; <-release; return nil }}
 	c := newClient(settings(t, map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
 		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + serveGRPC(t, g, "", "")}, "TRACES", "/v1/traces"), traceMethod)
 	done := make(chan error, 1)
 	go func() { done <- traceClient{c}.UploadTraces(context.Background(), nil) }()
-	for {
-		g.mu.Lock()
-		k := len(g.traces)
-		g.mu.Unlock()
-		if k > 0 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	<-arrived // the export is under way
 	if err := (traceClient{c}).Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}

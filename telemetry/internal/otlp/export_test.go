@@ -329,7 +329,7 @@ func TestHTTPAnswers(t *testing.T) {
 func TestTimeoutAndShutdown(t *testing.T) {
 	release := make(chan struct{})
 	c := newHTTPCollector(t, func(int, http.ResponseWriter) { <-release })
-	t.Cleanup(func() { close(release) })
+	defer close(release) // before the collectors' Cleanup, which waits for their handlers
 
 	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL, "OTEL_EXPORTER_OTLP_TIMEOUT": "200"}, "TRACES", "/v1/traces"))
 	done := make(chan error, 1)
@@ -343,12 +343,16 @@ func TestTimeoutAndShutdown(t *testing.T) {
 		t.Fatal("the export outlived its 200 ms timeout by far")
 	}
 
-	// A minute's timeout: only Shutdown can end this export in time.
-	exp2 := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL, "OTEL_EXPORTER_OTLP_TIMEOUT": "60000"}, "TRACES", "/v1/traces"))
+	// A minute's timeout: only Shutdown can end this export in time. Its
+	// own collector says when the request is under way.
+	arrived := make(chan struct{}, 1)
+	c2 := newHTTPCollector(t, func(int, http.ResponseWriter) {
+		arrived <- struct{}{}
+		<-release
+	})
+	exp2 := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c2.URL, "OTEL_EXPORTER_OTLP_TIMEOUT": "60000"}, "TRACES", "/v1/traces"))
 	go func() { done <- exp2.ExportSpans(context.Background(), testSpans()) }()
-	for len(c.requests()) < 2 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	<-arrived
 	if err := exp2.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
