@@ -28,8 +28,8 @@ import (
 
 // Common holds what every remote tool declares. CommandConfig and
 // HTTPConfig embed it inline, so in a config file its fields sit next to
-// theirs. Its schema fields hold JSON: a YAML loader maps them with the
-// decoder's JSON-unmarshaler option (goccy/go-yaml: yaml.UseJSONUnmarshaler).
+// theirs. Its schema fields hold JSON: a YAML loader reads the file as
+// plain data and decodes that as JSON (as cmd/mcp-tools's loader does).
 type Common struct {
 	// Name is the tool's name (see tools.ValidateName). Required.
 	Name string `yaml:"name" json:"name"`

@@ -13,9 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
 	"github.com/theory/jsonpath"
 
 	"github.com/mcp-tools/mcp-tools/tools"
@@ -104,13 +101,13 @@ func Load(path string) (*File, error) {
 // whose relative paths are relative to dir.
 func Parse(name string, data []byte, dir string, env LookupEnv) (*File, error) {
 	fail := func(ps []Problem) error { return &Error{File: name, Problems: ps} }
-	astFile, err := parser.ParseBytes(data, 0)
+	doc, root, err := parseYAML(data)
 	if err != nil {
-		return nil, fail([]Problem{{Line: yamlErrorLine(err), Message: "not valid YAML: " + firstLine(err.Error())}})
-	}
-	var doc any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fail([]Problem{{Line: yamlErrorLine(err), Message: "not valid YAML: " + firstLine(err.Error())}})
+		var ye *yamlError
+		if !errors.As(err, &ye) {
+			return nil, err
+		}
+		return nil, fail([]Problem{{Line: ye.Line, Message: "not valid YAML: " + firstLine(ye.Message)}})
 	}
 	if doc == nil {
 		doc = map[string]any{}
@@ -158,7 +155,7 @@ func Parse(name string, data []byte, dir string, env LookupEnv) (*File, error) {
 	}
 	if len(problems) > 0 {
 		for i := range problems {
-			problems[i].Line = lineOf(astFile, problems[i].Path)
+			problems[i].Line = lineOf(root, problems[i].Path)
 		}
 		sort.SliceStable(problems, func(i, j int) bool { return problems[i].Line < problems[j].Line })
 		return nil, fail(problems)
@@ -169,38 +166,6 @@ func Parse(name string, data []byte, dir string, env LookupEnv) (*File, error) {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
-}
-
-var lineRE = regexp.MustCompile(`\[(\d+):\d+\]`)
-
-func yamlErrorLine(err error) int {
-	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
-		var n int
-		fmt.Sscan(m[1], &n)
-		return n
-	}
-	return 0
-}
-
-// lineOf finds the line of the key path p in the YAML file, or of its
-// nearest ancestor that exists.
-func lineOf(f *ast.File, p string) int {
-	for p != "" {
-		path, err := yaml.PathString("$." + p)
-		if err == nil {
-			if node, err := path.FilterFile(f); err == nil && node != nil {
-				if tok := node.GetToken(); tok != nil {
-					return tok.Position.Line
-				}
-			}
-		}
-		i := strings.LastIndexAny(p, ".[")
-		if i < 0 {
-			break
-		}
-		p = p[:i]
-	}
-	return 0
 }
 
 // checker holds the checks the schema cannot express.

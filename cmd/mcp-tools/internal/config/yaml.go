@@ -1,0 +1,352 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// maxValues bounds the values one file may expand to, aliases included: a
+// few lines of anchors and aliases can otherwise stand for billions.
+const maxValues = 1_000_000
+
+// yamlError is a file that is not YAML this loader reads, at Line (0:
+// unknown).
+type yamlError struct {
+	Line    int
+	Message string
+}
+
+func (e *yamlError) Error() string { return e.Message }
+
+// parseYAML reads the first document of data as plain data (maps with
+// string keys, slices, strings, bools, numbers, nil) and returns it with
+// its node tree, for the lines of problems.
+//
+// The parser is go.yaml.in/yaml/v4; the values follow YAML 1.2's core
+// schema as the previous loader (github.com/goccy/go-yaml) resolved them,
+// so a file means what it meant: a plain scalar is null (null, Null, NULL,
+// ~ or nothing), a bool (true, True, TRUE and the same for false), ±.inf or
+// .nan, an integer (decimal, 0x, 0o, 0b, or a leading 0 for octal, with _
+// between digits, signed or not), a float (one dot), or else a string.
+// Dates, times, yes/no and 1e3 stay strings; numbers out of 64-bit range
+// stay strings. Keys are strings. (Only scalars tagged by hand, like
+// !!bool yes, may read otherwise than before: see scalar.) Merge keys (<<) merge, later keys win;
+// a key given twice is an error.
+func parseYAML(data []byte) (any, *yaml.Node, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, nil, yamlErr(err)
+	}
+	if root.Kind == 0 {
+		return nil, &root, nil
+	}
+	c := converter{}
+	v, err := c.value(&root, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, &root, nil
+}
+
+// yamlErr turns the parser's error into a yamlError with its line.
+func yamlErr(err error) error {
+	var pe *yaml.ParserError
+	if errors.As(err, &pe) {
+		return &yamlError{Line: pe.Line, Message: pe.Message}
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, after, ok := strings.Cut(rest, ": "); ok {
+			if l, err := strconv.Atoi(n); err == nil {
+				line, msg = l, after
+			}
+		}
+	}
+	return &yamlError{Line: line, Message: msg}
+}
+
+// converter turns nodes into values, counting them against maxValues.
+type converter struct {
+	values int
+}
+
+// maxAliasDepth bounds aliases followed inside one another.
+const maxAliasDepth = 1000
+
+func (c *converter) value(n *yaml.Node, aliases int) (any, error) {
+	if c.values++; c.values > maxValues {
+		return nil, &yamlError{Line: n.Line, Message: fmt.Sprintf("the file expands to more than %d values (aliases)", maxValues)}
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return c.value(n.Content[0], aliases)
+	case yaml.AliasNode:
+		if aliases >= maxAliasDepth || n.Alias == nil {
+			return nil, &yamlError{Line: n.Line, Message: "aliases nested too deep"}
+		}
+		return c.value(n.Alias, aliases+1)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, e := range n.Content {
+			v, err := c.value(e, aliases)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		if err := c.mapping(n, out, aliases); err != nil {
+			return nil, err
+		}
+		return out, nil
+	case yaml.ScalarNode:
+		return scalar(n), nil
+	}
+	return nil, &yamlError{Line: n.Line, Message: "unknown kind of YAML node"}
+}
+
+// mapping adds n's pairs to out in order, a later one replacing an
+// earlier one of the same key, as the previous loader did: so a merge (<<)
+// replaces the keys before it and gives way to those after it, and of a
+// list of merged maps the last wins. A key written twice in one map is an
+// error.
+func (c *converter) mapping(n *yaml.Node, out map[string]any, aliases int) error {
+	lines := make(map[string]int, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		for k.Kind == yaml.AliasNode && k.Alias != nil {
+			k = k.Alias
+		}
+		if k.Kind != yaml.ScalarNode {
+			return &yamlError{Line: k.Line, Message: "a key must be a plain value, not a list or a map"}
+		}
+		if k.Value == "<<" && k.Style == 0 && (k.Tag == "" || k.Tag == "!!merge" || k.Tag == "!!str") {
+			if err := c.merge(v, out, aliases); err != nil {
+				return err
+			}
+			continue
+		}
+		key := keyString(k)
+		if at, dup := lines[key]; dup {
+			return &yamlError{Line: k.Line, Message: fmt.Sprintf("mapping key %q already defined at line %d", key, at)}
+		}
+		lines[key] = k.Line
+		val, err := c.value(v, aliases)
+		if err != nil {
+			return err
+		}
+		out[key] = val
+	}
+	return nil
+}
+
+// merge adds the pairs of the map, or list of maps, that m stands for to
+// out.
+func (c *converter) merge(m *yaml.Node, out map[string]any, aliases int) error {
+	for m.Kind == yaml.AliasNode {
+		if aliases >= maxAliasDepth || m.Alias == nil {
+			return &yamlError{Line: m.Line, Message: "aliases nested too deep"}
+		}
+		m, aliases = m.Alias, aliases+1
+	}
+	switch m.Kind {
+	case yaml.MappingNode:
+		return c.mapping(m, out, aliases)
+	case yaml.SequenceNode:
+		for _, e := range m.Content {
+			if err := c.merge(e, out, aliases); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return &yamlError{Line: m.Line, Message: "a merge (<<) takes a map or a list of maps"}
+}
+
+// keyString is the map key k stands for. As with the previous loader, a
+// plain key is resolved as a value and printed (0x1F: is "31", ~: is
+// "null", 1.0: is "1"), whatever its tag; a quoted one is itself.
+func keyString(k *yaml.Node) string {
+	if k.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return k.Value
+	}
+	switch v := plain(k.Value).(type) {
+	case nil:
+		return "null"
+	case string:
+		return v
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// scalar resolves one scalar as the doc comment of parseYAML says. A
+// scalar tagged by hand means what its tag says: !!null null, !!bool a
+// bool when it reads as one, !!int and !!float a number when it reads as
+// one; any other tag (!!str, !!binary, !!timestamp, a tag of one's own)
+// keeps the text as a string.
+func scalar(n *yaml.Node) any {
+	s := n.Value
+	if n.Style&yaml.TaggedStyle != 0 || n.Tag == "!" {
+		switch n.Tag {
+		case "!!null":
+			return nil
+		case "!!bool":
+			if b, ok := plain(s).(bool); ok {
+				return b
+			}
+		case "!!int", "!!float":
+			if v, ok := number(s); ok {
+				return v
+			}
+		}
+		return s
+	}
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return s
+	}
+	return plain(s)
+}
+
+// plain resolves the text of a plain scalar.
+func plain(s string) any {
+	switch s {
+	case "", "~", "null", "Null", "NULL":
+		return nil
+	case "true", "True", "TRUE":
+		return true
+	case "false", "False", "FALSE":
+		return false
+	case ".inf", ".Inf", ".INF":
+		return math.Inf(1)
+	case "-.inf", "-.Inf", "-.INF":
+		return math.Inf(-1)
+	case ".nan", ".NaN", ".NAN":
+		return math.NaN()
+	}
+	if v, ok := number(s); ok {
+		return v
+	}
+	return s
+}
+
+// number reads s as goccy/go-yaml's token.ToNumber does: uint64 for an
+// integer of no sign or +, int64 for a negative one, float64 for one with
+// a dot. Out of range: not a number.
+func number(s string) (any, bool) {
+	if s == "" || s[0] == '_' {
+		return nil, false
+	}
+	dots := strings.Count(s, ".")
+	if dots > 1 {
+		return nil, false
+	}
+	neg := s[0] == '-'
+	t := strings.ReplaceAll(strings.TrimPrefix(strings.TrimPrefix(s, "+"), "-"), "_", "")
+	base := 10
+	switch {
+	case strings.HasPrefix(t, "0x"):
+		t, base = t[2:], 16
+	case strings.HasPrefix(t, "0o"):
+		t, base = t[2:], 8
+	case strings.HasPrefix(t, "0b"):
+		t, base = t[2:], 2
+	case strings.HasPrefix(t, "0") && len(t) > 1 && dots == 0:
+		base = 8
+	case dots == 1:
+		base = 0
+	}
+	if neg {
+		t = "-" + t
+	}
+	var (
+		v   any
+		err error
+	)
+	switch {
+	case base == 0:
+		v, err = strconv.ParseFloat(t, 64)
+	case neg:
+		v, err = strconv.ParseInt(t, base, 64)
+	default:
+		v, err = strconv.ParseUint(t, base, 64)
+	}
+	return v, err == nil
+}
+
+// lineOf finds the line of the key path p (like tools[0].process.timeout)
+// in the file, or of its nearest ancestor that exists; 0 when none does.
+func lineOf(root *yaml.Node, p string) int {
+	if root == nil || root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
+		return 0
+	}
+	n, line := root.Content[0], 0
+	for _, seg := range pathSegments(p) {
+		for depth := 0; n.Kind == yaml.AliasNode && n.Alias != nil && depth < maxAliasDepth; depth++ {
+			n = n.Alias
+		}
+		next, at := child(n, seg)
+		if next == nil {
+			break
+		}
+		n, line = next, at
+	}
+	return line
+}
+
+// pathSegments splits tools[0].process into tools, [0], process.
+func pathSegments(p string) []string {
+	var segs []string
+	for p != "" {
+		switch i := strings.IndexAny(p, ".["); {
+		case i < 0:
+			segs, p = append(segs, p), ""
+		case p[i] == '.':
+			if i > 0 {
+				segs = append(segs, p[:i])
+			}
+			p = p[i+1:]
+		default:
+			if i > 0 {
+				segs = append(segs, p[:i])
+			}
+			j := strings.IndexByte(p[i:], ']')
+			if j < 0 {
+				return append(segs, p[i:])
+			}
+			segs, p = append(segs, p[i:i+j+1]), p[i+j+1:]
+		}
+	}
+	return segs
+}
+
+// child is the node seg names in n (a key of a map, or [i] of a list),
+// with the line it starts at: a key's own line.
+func child(n *yaml.Node, seg string) (*yaml.Node, int) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; k.Kind == yaml.ScalarNode && k.Value == seg {
+				return n.Content[i+1], k.Line
+			}
+		}
+	case yaml.SequenceNode:
+		if s, ok := strings.CutPrefix(seg, "["); ok {
+			if i, err := strconv.Atoi(strings.TrimSuffix(s, "]")); err == nil && i >= 0 && i < len(n.Content) {
+				return n.Content[i], n.Content[i].Line
+			}
+		}
+	}
+	return nil, 0
+}
