@@ -64,8 +64,14 @@ func oursJSON(src string) string {
 func TestYAMLMeansWhatItMeant(t *testing.T) {
 	docs := append([]string(nil), yamlCorpus...)
 	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "testdata", "*.yaml"))
-	more, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*.yaml"))
-	files = append(files, more...)
+	for _, pattern := range []string{
+		filepath.Join("..", "..", "..", "..", "testdata", "*", "*.yaml"),
+		filepath.Join("..", "..", "testdata", "*", "*.yaml"),
+		filepath.Join("..", "..", "..", "..", "interop", "*", "*.yaml"),
+	} {
+		more, _ := filepath.Glob(pattern)
+		files = append(files, more...)
+	}
 	if len(files) == 0 {
 		t.Fatal("no YAML files found in testdata")
 	}
