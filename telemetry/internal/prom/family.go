@@ -132,7 +132,9 @@ func NewCounterVec(name, help string, labels ...string) *CounterVec {
 }
 
 // With returns the counter of the label values, in the order of the label
-// names, making it (at zero) on first use. See vec.with for its panics.
+// names, making it (at zero) on first use. It panics when the number of
+// values is wrong or a value is not valid UTF-8, as client_golang's
+// WithLabelValues does; finding an existing series allocates nothing.
 func (c *CounterVec) With(values ...string) *Counter { return c.v.with(values...) }
 
 func (c *CounterVec) describe() ([]string, error) { return []string{c.v.name}, c.v.check("") }
@@ -152,7 +154,7 @@ func NewGaugeVec(name, help string, labels ...string) *GaugeVec {
 }
 
 // With returns the gauge of the label values, making it (at zero) on
-// first use.
+// first use. It panics as CounterVec.With does.
 func (g *GaugeVec) With(values ...string) *Gauge { return g.v.with(values...) }
 
 func (g *GaugeVec) describe() ([]string, error) { return []string{g.v.name}, g.v.check("") }
@@ -178,7 +180,7 @@ func NewHistogramVec(name, help string, buckets []float64, labels ...string) *Hi
 }
 
 // With returns the histogram of the label values, making it (empty) on
-// first use.
+// first use. It panics as CounterVec.With does.
 func (h *HistogramVec) With(values ...string) *Histogram { return h.v.with(values...) }
 
 func (h *HistogramVec) describe() ([]string, error) {
