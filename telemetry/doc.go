@@ -10,6 +10,15 @@
 // remote.Observer it implements. Every method is safe on a nil
 // *Telemetry, which does nothing: a server without telemetry pays nothing.
 //
+// The Prometheus metrics are kept and written by this package (the
+// Prometheus client library, a megabyte and more of an idle process, is
+// not used), in the text exposition format 0.0.4, byte for byte as the
+// client library writes the same metrics, beside the go_* and process_*
+// families of its default collectors. Handler serves them; WriteMetrics
+// writes them for a program that embeds the server and serves metrics of
+// its own, which sets Config.OmitRuntimeMetrics when those already hold
+// the go_* and process_* families.
+//
 // Labels are bounded: a tool label is only ever the name of a tool some
 // Middleware was built for (that is, a tool of the registry), anything
 // else is counted under "_other"; outcomes are error kinds, exit codes

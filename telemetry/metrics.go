@@ -4,9 +4,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/mcp-tools/mcp-tools/approval"
+	"github.com/mcp-tools/mcp-tools/telemetry/internal/prom"
 	"github.com/mcp-tools/mcp-tools/tools"
 )
 
@@ -52,25 +51,26 @@ var kinds = []tools.Kind{
 }
 
 func (t *Telemetry) register() error {
-	t.calls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricCalls,
-		Help: "Tool calls, by tool and outcome (ok, input_required, or the error kind)."}, []string{"tool", "outcome"})
-	t.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: MetricCallDuration,
-		Help: "Time from a call's arrival to its result, by tool, approval waits included.", Buckets: t.cfg.DurationBuckets}, []string{"tool"})
-	t.inFlight = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: MetricInFlight,
-		Help: "Calls running now, by tool."}, []string{"tool"})
-	t.sessions = prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricSessions,
-		Help: "MCP sessions open now, every transport."})
-	t.approvals = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricApprovals,
-		Help: "Approval decisions, by tool and decision (approve, edit, reject)."}, []string{"tool", "decision"})
-	t.approvalWait = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: MetricApprovalWait,
-		Help: "Time from asking for an approval to the decision, by tool.", Buckets: t.cfg.DurationBuckets}, []string{"tool"})
-	t.budget = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricBudgetRefusals,
-		Help: "Calls refused because the session's call budget was spent, by tool."}, []string{"tool"})
-	t.exits = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricExits,
-		Help: "Subprocess tool exits, by tool and exit code (0-255, or signal)."}, []string{"tool", "code"})
-	t.httpResponses = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricHTTPResponses,
-		Help: "HTTP tool responses, by tool and status code."}, []string{"tool", "code"})
-	for _, c := range []prometheus.Collector{t.calls, t.duration, t.inFlight, t.sessions, t.approvals, t.approvalWait, t.budget, t.exits, t.httpResponses} {
+	t.calls = prom.NewCounterVec(MetricCalls,
+		"Tool calls, by tool and outcome (ok, input_required, or the error kind).", "tool", "outcome")
+	t.duration = prom.NewHistogramVec(MetricCallDuration,
+		"Time from a call's arrival to its result, by tool, approval waits included.", t.cfg.DurationBuckets, "tool")
+	t.inFlight = prom.NewGaugeVec(MetricInFlight,
+		"Calls running now, by tool.", "tool")
+	sessions := prom.NewGaugeVec(MetricSessions,
+		"MCP sessions open now, every transport.")
+	t.sessions = sessions.With()
+	t.approvals = prom.NewCounterVec(MetricApprovals,
+		"Approval decisions, by tool and decision (approve, edit, reject).", "tool", "decision")
+	t.approvalWait = prom.NewHistogramVec(MetricApprovalWait,
+		"Time from asking for an approval to the decision, by tool.", t.cfg.DurationBuckets, "tool")
+	t.budget = prom.NewCounterVec(MetricBudgetRefusals,
+		"Calls refused because the session's call budget was spent, by tool.", "tool")
+	t.exits = prom.NewCounterVec(MetricExits,
+		"Subprocess tool exits, by tool and exit code (0-255, or signal).", "tool", "code")
+	t.httpResponses = prom.NewCounterVec(MetricHTTPResponses,
+		"HTTP tool responses, by tool and status code.", "tool", "code")
+	for _, c := range []prom.Collector{t.calls, t.duration, t.inFlight, sessions, t.approvals, t.approvalWait, t.budget, t.exits, t.httpResponses} {
 		if err := t.reg.Register(c); err != nil {
 			return err
 		}
@@ -81,28 +81,28 @@ func (t *Telemetry) register() error {
 // toolMetrics are one tool's series, resolved once when its Middleware is
 // built so that a call looks up no label.
 type toolMetrics struct {
-	outcomes            map[tools.Kind]prometheus.Counter
-	ok, suspended, task prometheus.Counter
-	other               prometheus.Counter
-	duration            prometheus.Observer
-	inFlight            prometheus.Gauge
-	budget              prometheus.Counter
+	outcomes            map[tools.Kind]*prom.Counter
+	ok, suspended, task *prom.Counter
+	other               *prom.Counter
+	duration            *prom.Histogram
+	inFlight            *prom.Gauge
+	budget              *prom.Counter
 }
 
 func (t *Telemetry) forTool(name string) *toolMetrics {
 	t.known.Store(name, struct{}{})
 	m := &toolMetrics{
-		outcomes:  make(map[tools.Kind]prometheus.Counter, len(kinds)),
-		ok:        t.calls.WithLabelValues(name, OutcomeOK),
-		suspended: t.calls.WithLabelValues(name, OutcomeInputRequired),
-		task:      t.calls.WithLabelValues(name, OutcomeTask),
-		other:     t.calls.WithLabelValues(name, OutcomeOther),
-		duration:  t.duration.WithLabelValues(name),
-		inFlight:  t.inFlight.WithLabelValues(name),
-		budget:    t.budget.WithLabelValues(name),
+		outcomes:  make(map[tools.Kind]*prom.Counter, len(kinds)),
+		ok:        t.calls.With(name, OutcomeOK),
+		suspended: t.calls.With(name, OutcomeInputRequired),
+		task:      t.calls.With(name, OutcomeTask),
+		other:     t.calls.With(name, OutcomeOther),
+		duration:  t.duration.With(name),
+		inFlight:  t.inFlight.With(name),
+		budget:    t.budget.With(name),
 	}
 	for _, k := range kinds {
-		m.outcomes[k] = t.calls.WithLabelValues(name, string(k))
+		m.outcomes[k] = t.calls.With(name, string(k))
 	}
 	return m
 }
@@ -143,8 +143,8 @@ func (t *Telemetry) Decided(tool string, d approval.Decision, waited time.Durati
 		decision = OutcomeOther
 	}
 	name := t.tool(tool)
-	t.approvals.WithLabelValues(name, decision).Inc()
-	t.approvalWait.WithLabelValues(name).Observe(waited.Seconds())
+	t.approvals.With(name, decision).Inc()
+	t.approvalWait.With(name).Observe(waited.Seconds())
 }
 
 // Exited records that a subprocess of tool ended with code, or was ended
@@ -160,7 +160,7 @@ func (t *Telemetry) Exited(tool string, code int) {
 	case code <= 255:
 		label = strconv.Itoa(code)
 	}
-	t.exits.WithLabelValues(t.tool(tool), label).Inc()
+	t.exits.With(t.tool(tool), label).Inc()
 }
 
 // Responded records the HTTP status an HTTP tool's endpoint answered. It
@@ -173,5 +173,5 @@ func (t *Telemetry) Responded(tool string, status int) {
 	if status >= 100 && status <= 599 {
 		label = strconv.Itoa(status)
 	}
-	t.httpResponses.WithLabelValues(t.tool(tool), label).Inc()
+	t.httpResponses.With(t.tool(tool), label).Inc()
 }

@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"sync"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcp-tools/mcp-tools/telemetry/internal/prom"
 )
 
 // DefaultMaxAttributeBytes caps an argument or result attribute recorded
@@ -29,13 +29,17 @@ var DefaultDurationBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 
 const scope = "github.com/mcp-tools/mcp-tools/telemetry"
 
 // Config configures a Telemetry. The zero value works: Prometheus metrics
-// in a registry of their own (with the Go and process collectors), and
-// traces and OpenTelemetry metrics only when the OTEL_EXPORTER_OTLP_*
-// variables ask for them.
+// (with the standard go_* and process_* ones), and traces and
+// OpenTelemetry metrics only when the OTEL_EXPORTER_OTLP_* variables ask
+// for them.
 type Config struct {
-	// Registry holds the Prometheus metrics; Handler serves it. Nil: a new
-	// registry with the Go runtime and process collectors.
-	Registry *prometheus.Registry
+	// OmitRuntimeMetrics leaves out of the Prometheus metrics the Go
+	// runtime and process families (go_*, process_*) and the handler's
+	// promhttp_metric_handler_errors_total: for a program that embeds the
+	// server and serves those from a registry of its own, beside
+	// WriteMetrics. False: they are written, with the names, types and
+	// help texts of the Prometheus Go client's default collectors.
+	OmitRuntimeMetrics bool
 	// TracerProvider makes the spans. Nil: an OTLP exporter when the
 	// environment asks for one (see the package documentation), else no spans at all.
 	TracerProvider trace.TracerProvider
@@ -53,7 +57,8 @@ type Config struct {
 	// DefaultMaxAttributeBytes.
 	MaxAttributeBytes int
 	// DurationBuckets are the buckets, in seconds, of the duration
-	// histograms. Nil: DefaultDurationBuckets.
+	// histograms, increasing (New fails otherwise). Nil or empty:
+	// DefaultDurationBuckets.
 	DurationBuckets []float64
 	// Getenv reads the OTEL_EXPORTER_OTLP_* variables: whether to export
 	// over OTLP, where and how. Nil: os.Getenv. (The sampler and the
@@ -66,21 +71,21 @@ type Config struct {
 // *Telemetry.
 type Telemetry struct {
 	cfg      Config
-	reg      *prometheus.Registry
+	reg      *prom.Registry
 	handler  http.Handler
 	tracer   trace.Tracer // nil: tracing off
 	opDur    mcpconv.ServerOperationDuration
 	otelMetr bool // opDur records somewhere
 
-	calls         *prometheus.CounterVec
-	duration      *prometheus.HistogramVec
-	inFlight      *prometheus.GaugeVec
-	sessions      prometheus.Gauge
-	approvals     *prometheus.CounterVec
-	approvalWait  *prometheus.HistogramVec
-	budget        *prometheus.CounterVec
-	exits         *prometheus.CounterVec
-	httpResponses *prometheus.CounterVec
+	calls         *prom.CounterVec
+	duration      *prom.HistogramVec
+	inFlight      *prom.GaugeVec
+	sessions      *prom.Gauge
+	approvals     *prom.CounterVec
+	approvalWait  *prom.HistogramVec
+	budget        *prom.CounterVec
+	exits         *prom.CounterVec
+	httpResponses *prom.CounterVec
 
 	// known holds the tool names a Middleware was built for: the only
 	// values a tool label takes.
@@ -96,21 +101,22 @@ func New(cfg Config) (*Telemetry, error) {
 	if cfg.MaxAttributeBytes <= 0 {
 		cfg.MaxAttributeBytes = DefaultMaxAttributeBytes
 	}
-	if cfg.DurationBuckets == nil {
+	if len(cfg.DurationBuckets) == 0 {
 		cfg.DurationBuckets = DefaultDurationBuckets
 	}
 	if cfg.Getenv == nil {
 		cfg.Getenv = os.Getenv
 	}
-	t := &Telemetry{cfg: cfg, reg: cfg.Registry}
-	if t.reg == nil {
-		t.reg = prometheus.NewRegistry()
-		t.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	t := &Telemetry{cfg: cfg, reg: prom.NewRegistry()}
+	var handlerErrors *prom.CounterVec
+	if !cfg.OmitRuntimeMetrics {
+		handlerErrors = prom.NewHandlerErrors()
+		t.reg.MustRegister(prom.NewGoCollector(), prom.NewProcessCollector(), handlerErrors)
 	}
 	if err := t.register(); err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
-	t.handler = promhttp.HandlerFor(t.reg, promhttp.HandlerOpts{Registry: t.reg})
+	t.handler = prom.Handler(t.reg, handlerErrors)
 
 	tp, mp := cfg.TracerProvider, cfg.MeterProvider
 	if tp == nil || mp == nil {
@@ -141,12 +147,28 @@ func New(cfg Config) (*Telemetry, error) {
 }
 
 // Handler serves the Prometheus metrics in the text exposition format
-// (mounted at /metrics by the server). On a nil Telemetry it answers 404.
+// 0.0.4 (mounted at /metrics by the server): to GET and HEAD, gzipped when
+// the request accepts gzip. On a nil Telemetry it answers 404.
 func (t *Telemetry) Handler() http.Handler {
 	if t == nil {
 		return http.NotFoundHandler()
 	}
 	return t.handler
+}
+
+// WriteMetrics writes the Prometheus metrics to w in the text exposition
+// format 0.0.4, as Handler serves them: for a program that embeds the
+// server and serves them beside metrics of its own (set
+// Config.OmitRuntimeMetrics when those include the go_* and process_*
+// families). It writes nothing on a nil Telemetry.
+func (t *Telemetry) WriteMetrics(w io.Writer) error {
+	if t == nil {
+		return nil
+	}
+	if err := t.reg.WriteText(w); err != nil {
+		return fmt.Errorf("telemetry: %w", err)
+	}
+	return nil
 }
 
 // Tracing reports whether spans are made.

@@ -205,7 +205,7 @@ func TestMetricsAfterKnownCalls(t *testing.T) {
 		})
 	}
 	if _, ok := fams["go_goroutines"]; !ok {
-		t.Error("the default registry has no Go collector")
+		t.Error("no go_goroutines: the default metrics lack the Go runtime families")
 	}
 }
 

@@ -1,0 +1,154 @@
+package prom_test
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mcp-tools/mcp-tools/telemetry/internal/prom"
+)
+
+func TestRegisterRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		c    func() prom.Collector
+		want string
+	}{
+		{"a name already registered", func() prom.Collector { return prom.NewGaugeVec("taken", "h") }, "already registered"},
+		{"a name of a runtime collector", func() prom.Collector { return prom.NewGaugeVec("go_goroutines", "h") }, "already registered"},
+		{"a name starting with a digit", func() prom.Collector { return prom.NewCounterVec("1_total", "h") }, "invalid metric name"},
+		{"a name with a dash", func() prom.Collector { return prom.NewCounterVec("a-b", "h") }, "invalid metric name"},
+		{"an empty name", func() prom.Collector { return prom.NewCounterVec("", "h") }, "invalid metric name"},
+		{"a reserved label name", func() prom.Collector { return prom.NewCounterVec("c", "h", "__x") }, "invalid label name"},
+		{"a label name with a colon", func() prom.Collector { return prom.NewCounterVec("c", "h", "a:b") }, "invalid label name"},
+		{"a label name twice", func() prom.Collector { return prom.NewGaugeVec("g", "h", "a", "b", "a") }, "given twice"},
+		{"le on a histogram", func() prom.Collector { return prom.NewHistogramVec("h", "h", []float64{1}, "le") }, "invalid label name"},
+		{"buckets not increasing", func() prom.Collector { return prom.NewHistogramVec("h", "h", []float64{1, 1}) }, "increasing order"},
+		{"buckets decreasing", func() prom.Collector { return prom.NewHistogramVec("h", "h", []float64{2, 1}) }, "increasing order"},
+		{"a NaN bucket", func() prom.Collector { return prom.NewHistogramVec("h", "h", []float64{math.NaN()}) }, "NaN"},
+		{"the runtime collector twice", func() prom.Collector { return prom.NewGoCollector() }, "already registered"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := prom.NewRegistry()
+			r.MustRegister(prom.NewGaugeVec("taken", "h"), prom.NewGoCollector())
+			err := r.Register(tt.c())
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Register: got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestHistogramBucketsMayEndInInf(t *testing.T) {
+	r := prom.NewRegistry()
+	h := prom.NewHistogramVec("h", "Help.", []float64{1, math.Inf(1)})
+	r.MustRegister(h)
+	h.With().Observe(5)
+	text := string(r.AppendText(nil))
+	if n := strings.Count(text, `le="+Inf"`); n != 1 {
+		t.Errorf("got %d +Inf buckets, want 1:\n%s", n, text)
+	}
+}
+
+func TestWithPanics(t *testing.T) {
+	c := prom.NewCounterVec("c", "h", "a", "b")
+	tests := []struct {
+		name   string
+		values []string
+	}{
+		{"too few values", []string{"x"}},
+		{"too many values", []string{"x", "y", "z"}},
+		{"invalid UTF-8", []string{"x", "\xff"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("With(%q): got no panic, want one", tt.values)
+				}
+			}()
+			c.With(tt.values...)
+		})
+	}
+}
+
+func TestCounterAddNegativePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("Add(-1): got no panic, want one")
+		}
+	}()
+	prom.NewCounterVec("c", "h").With().Add(-1)
+}
+
+// failingWriter is a ResponseWriter whose body cannot be written.
+type failingWriter struct{ *httptest.ResponseRecorder }
+
+var errBroken = errors.New("broken pipe")
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errBroken }
+
+func TestHandler(t *testing.T) {
+	r := prom.NewRegistry()
+	errs := prom.NewHandlerErrors()
+	r.MustRegister(errs, prom.NewGaugeVec("up", "Up."))
+	h := prom.Handler(r, errs)
+
+	t.Run("POST", func(t *testing.T) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/metrics", nil))
+		if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "GET, HEAD" {
+			t.Errorf("got %d, Allow %q; want 405, Allow \"GET, HEAD\"", rec.Code, rec.Header().Get("Allow"))
+		}
+	})
+	t.Run("HEAD", func(t *testing.T) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodHead, "/metrics", nil))
+		if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != prom.ContentType || rec.Body.Len() != 0 {
+			t.Errorf("got %d, %q, %d bytes; want 200, %q, no body", rec.Code, rec.Header().Get("Content-Type"), rec.Body.Len(), prom.ContentType)
+		}
+	})
+	for _, ae := range []string{"", "gzip"} {
+		t.Run("a write error, Accept-Encoding "+ae, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			req.Header.Set("Accept-Encoding", ae)
+			before := encodingErrors(t, r)
+			h.ServeHTTP(failingWriter{httptest.NewRecorder()}, req)
+			if got := encodingErrors(t, r); got != before+1 {
+				t.Errorf("encoding errors: got %g, want %g", got, before+1)
+			}
+		})
+	}
+}
+
+func encodingErrors(t *testing.T, r *prom.Registry) float64 {
+	t.Helper()
+	for _, m := range parse(t, r.AppendText(nil))["promhttp_metric_handler_errors_total"].GetMetric() {
+		if m.GetLabel()[0].GetValue() == "encoding" {
+			return m.GetCounter().GetValue()
+		}
+	}
+	t.Fatal("no promhttp_metric_handler_errors_total{cause=\"encoding\"}")
+	return 0
+}
+
+type errWriter struct{}
+
+func (errWriter) Write([]byte) (int, error) { return 0, errBroken }
+
+func TestWriteTextReportsTheWriteError(t *testing.T) {
+	r := prom.NewRegistry()
+	r.MustRegister(prom.NewGaugeVec("up", "Up."))
+	if err := r.WriteText(errWriter{}); !errors.Is(err, errBroken) {
+		t.Errorf("WriteText: got %v, want %v", err, errBroken)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteText(&buf); err != nil || buf.String() != "# HELP up Up.\n# TYPE up gauge\nup 0\n" {
+		t.Errorf("WriteText: got %q, %v", buf.String(), err)
+	}
+}
