@@ -9,8 +9,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
-	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
-	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-tools/mcp-tools/tools"
@@ -19,14 +17,14 @@ import (
 // Attribute values of the MCP semantic conventions (semconv v1.41.0).
 const (
 	// MethodToolsCall is mcp.method.name of a tool call.
-	MethodToolsCall = "tools/call" // mcpconv.MethodNameToolsCall
+	MethodToolsCall = "tools/call"
 	// ErrorTypeTool is error.type of a call whose result is an error
 	// (isError: true).
 	ErrorTypeTool = "tool_error"
 	// TransportPipe and TransportTCP are the network.transport of stdio
 	// and of the HTTP transports.
-	TransportPipe = "pipe" // mcpconv.NetworkTransportPipe
-	TransportTCP  = "tcp"  // mcpconv.NetworkTransportTCP
+	TransportPipe = "pipe"
+	TransportTCP  = "tcp"
 )
 
 // ErrorKindKey is the attribute that carries a failed call's tools.Kind
@@ -141,12 +139,12 @@ func (t *Telemetry) traced(info tools.Info, m *toolMetrics, next tools.Func) too
 	name := info.Name
 	spanName := MethodToolsCall + " " + name
 	static := []attribute.KeyValue{
-		semconv.McpMethodNameKey.String(MethodToolsCall),
-		semconv.GenAIOperationNameKey.String(string(mcpconv.GenAIOperationNameExecuteTool)),
-		semconv.GenAIToolNameKey.String(name),
+		keyMCPMethodName.String(MethodToolsCall),
+		keyGenAIOperationName.String(operationExecuteTool),
+		keyGenAIToolName.String(name),
 	}
-	metricAttrs := []attribute.KeyValue{semconv.GenAIToolNameKey.String(name),
-		semconv.GenAIOperationNameKey.String(string(mcpconv.GenAIOperationNameExecuteTool))}
+	metricAttrs := []attribute.KeyValue{keyGenAIToolName.String(name),
+		keyGenAIOperationName.String(operationExecuteTool)}
 	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 		r := RequestFrom(ctx)
 		if r != nil && r.TraceParent != "" {
@@ -159,7 +157,7 @@ func (t *Telemetry) traced(info tools.Info, m *toolMetrics, next tools.Func) too
 				attrs = appendRequest(attrs, r)
 			}
 			if t.cfg.RecordArguments {
-				attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(clip(tools.ShowArgs(info, args), t.cfg.MaxAttributeBytes)))
+				attrs = append(attrs, keyGenAIToolCallArguments.String(clip(tools.ShowArgs(info, args), t.cfg.MaxAttributeBytes)))
 			}
 			ctx, span = t.tracer.Start(ctx, spanName, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 		}
@@ -171,19 +169,19 @@ func (t *Telemetry) traced(info tools.Info, m *toolMetrics, next tools.Func) too
 		if t.otelMetr {
 			attrs := metricAttrs
 			if r != nil && r.Transport != "" {
-				attrs = append(attrs[:len(attrs):len(attrs)], semconv.NetworkTransportKey.String(r.Transport))
+				attrs = append(attrs[:len(attrs):len(attrs)], keyNetworkTransport.String(r.Transport))
 			}
 			if failed != nil {
-				attrs = append(attrs[:len(attrs):len(attrs)], semconv.ErrorTypeKey.String(ErrorTypeTool))
+				attrs = append(attrs[:len(attrs):len(attrs)], keyErrorType.String(ErrorTypeTool))
 			}
-			t.opDur.Record(ctx, d.Seconds(), mcpconv.MethodNameToolsCall, attrs...)
+			t.opDur.record(ctx, d.Seconds(), attrs)
 		}
 		if span != nil {
 			if failed != nil {
-				span.SetAttributes(semconv.ErrorTypeKey.String(ErrorTypeTool), ErrorKindKey.String(string(failed.Kind)))
+				span.SetAttributes(keyErrorType.String(ErrorTypeTool), ErrorKindKey.String(string(failed.Kind)))
 				span.SetStatus(codes.Error, string(failed.Kind))
 			} else if t.cfg.RecordArguments && err == nil {
-				span.SetAttributes(semconv.GenAIToolCallResultKey.String(clip(res.Text, t.cfg.MaxAttributeBytes)))
+				span.SetAttributes(keyGenAIToolCallResult.String(clip(res.Text, t.cfg.MaxAttributeBytes)))
 			}
 			span.End()
 		}
@@ -194,16 +192,16 @@ func (t *Telemetry) traced(info tools.Info, m *toolMetrics, next tools.Func) too
 // appendRequest adds the request's attributes to attrs.
 func appendRequest(attrs []attribute.KeyValue, r *Request) []attribute.KeyValue {
 	if r.ID != "" {
-		attrs = append(attrs, semconv.JSONRPCRequestIDKey.String(r.ID))
+		attrs = append(attrs, keyJSONRPCRequestID.String(r.ID))
 	}
 	if r.ProtocolVersion != "" {
-		attrs = append(attrs, semconv.McpProtocolVersionKey.String(r.ProtocolVersion))
+		attrs = append(attrs, keyMCPProtocolVersion.String(r.ProtocolVersion))
 	}
 	if r.SessionID != "" {
-		attrs = append(attrs, semconv.McpSessionIDKey.String(r.SessionID))
+		attrs = append(attrs, keyMCPSessionID.String(r.SessionID))
 	}
 	if r.Transport != "" {
-		attrs = append(attrs, semconv.NetworkTransportKey.String(r.Transport))
+		attrs = append(attrs, keyNetworkTransport.String(r.Transport))
 	}
 	return attrs
 }

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-tools/mcp-tools/telemetry/internal/prom"
@@ -74,7 +73,7 @@ type Telemetry struct {
 	reg      *prom.Registry
 	handler  http.Handler
 	tracer   trace.Tracer // nil: tracing off
-	opDur    mcpconv.ServerOperationDuration
+	opDur    operationDuration
 	otelMetr bool // opDur records somewhere
 
 	calls         *prom.CounterVec
@@ -137,7 +136,7 @@ func New(cfg Config) (*Telemetry, error) {
 		t.tracer = tp.Tracer(scope)
 	}
 	if mp != nil {
-		d, err := mcpconv.NewServerOperationDuration(mp.Meter(scope), metric.WithExplicitBucketBoundaries(cfg.DurationBuckets...))
+		d, err := newOperationDuration(mp.Meter(scope), cfg.DurationBuckets)
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: %w", err)
 		}
