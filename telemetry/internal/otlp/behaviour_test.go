@@ -238,9 +238,9 @@ func TestShutdownClosesConnections(t *testing.T) {
 	c := newClient(settings(t, map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc",
 		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + serveGRPC(t, g, "", "")}, "TRACES", "/v1/traces"), traceMethod)
 	done := make(chan error, 1)
-	go func() { done <- traceClient{c}.UploadTraces(context.Background(), nil) }()
+	go func() { done <- c.export(context.Background(), nil) }()
 	<-arrived // the export is under way
-	if err := (traceClient{c}).Stop(context.Background()); err != nil {
+	if err := c.shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err == nil {
@@ -262,7 +262,7 @@ func TestShutdownClosesConnections(t *testing.T) {
 			t.Fatalf("%d HTTP/2 connections outlive Stop", readLoops())
 		}
 	}
-	if err := (traceClient{c}).UploadTraces(context.Background(), nil); err == nil {
+	if err := c.export(context.Background(), nil); err == nil {
 		t.Error("an export after Stop succeeded")
 	}
 }

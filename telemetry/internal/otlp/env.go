@@ -6,11 +6,12 @@
 // idle memory 2.5 MiB higher for every user, exporting or not, and through
 // golang.org/x/net/trace it linked html/template's executor, whose method
 // lookup by name stops the linker from dropping unused methods (see
-// cmd/mcp-tools's TestLinkerDropsUnusedMethods). The spans are
-// transformed by OpenTelemetry's otlptrace exporter (this package is its
-// Client); the metrics by this package (metrics.go). The messages are the
-// generated ones of go.opentelemetry.io/proto/otlp; only the request
-// envelope (one repeated field) is written here, and the gRPC framing.
+// cmd/mcp-tools's TestLinkerDropsUnusedMethods). The messages are written
+// here too, with protowire (pb.go, traces.go, transform.go), byte for byte
+// as OpenTelemetry's exporters write them: the generated types of
+// go.opentelemetry.io/proto/otlp would link the protobuf runtime, another
+// 0.9 MiB of every process's idle memory. Tests hold the two to the same
+// bytes; the generated types are only used there.
 package otlp
 
 import (
@@ -23,8 +24,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/net/http/httpguts"
 )
 
 // DefaultTimeout bounds one export, its retries included, unless
@@ -160,7 +159,7 @@ func parseHeaders(v string) (map[string]string, error) {
 		if !ok || k == "" {
 			return nil, fmt.Errorf("entry %d is not key=value", i+1)
 		}
-		if !httpguts.ValidHeaderFieldName(k) {
+		if !validHeaderName(k) {
 			return nil, fmt.Errorf("entry %d: the key is not a valid header name", i+1)
 		}
 		dec, err := url.PathUnescape(strings.TrimSpace(val))
@@ -168,7 +167,7 @@ func parseHeaders(v string) (map[string]string, error) {
 			return nil, fmt.Errorf("header %q: the value is not percent-encoded correctly", k)
 		}
 		dec = strings.TrimSpace(dec)
-		if !httpguts.ValidHeaderFieldValue(dec) {
+		if !validHeaderValue(dec) {
 			return nil, fmt.Errorf("header %q: the value holds characters a header cannot carry", k)
 		}
 		h[k] = dec
@@ -207,4 +206,34 @@ func tlsFromEnv(get func(string) (string, string)) (*tls.Config, error) {
 		cfg.Certificates = []tls.Certificate{pair}
 	}
 	return cfg, nil
+}
+
+// validHeaderName reports whether k is a header name: a token (RFC 9110),
+// as golang.org/x/net/http/httpguts checks it. (That package would link a
+// second copy of the IDNA tables beside the standard library's.)
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue reports whether v may be a header value: no control
+// characters but space and tab, as httpguts checks it.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -11,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"io"
+	"math"
 	"math/big"
 	"net"
 	"net/http"
@@ -26,7 +27,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -107,6 +107,7 @@ func testSpans() []sdktrace.ReadOnlySpan {
 	tid := trace.TraceID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
 	res := resource.NewSchemaless(attribute.String("service.name", "test"), attribute.Int("n", 3))
 	start := time.Unix(1700000000, 5)
+	ts, _ := trace.ParseTraceState("k=v,x=y")
 	return tracetest.SpanStubs{
 		{
 			Name:        "tools/call echo",
@@ -129,6 +130,23 @@ func testSpans() []sdktrace.ReadOnlySpan {
 			StartTime:   start, EndTime: start.Add(time.Second),
 			Resource:             res,
 			InstrumentationScope: instrumentation.Scope{Name: "other"},
+		},
+		{ // zero values, which proto3 leaves out except in oneofs
+			Name:        "zeros",
+			SpanContext: trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: trace.SpanID{3}, TraceState: ts}),
+			Parent:      trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: trace.SpanID{1}}),
+			SpanKind:    trace.SpanKindClient,
+			Attributes: []attribute.KeyValue{attribute.Int("zero", 0), attribute.Bool("no", false), attribute.String("empty", ""),
+				attribute.Float64("negzero", math.Copysign(0, -1)), {Key: "unset"}, attribute.Int64("neg", -1),
+				attribute.StringSlice("none", nil), attribute.Map("m", attribute.Slice("s", attribute.IntValue(0))), attribute.ByteSlice("b", nil)},
+			Events: []sdktrace.Event{{Name: ""}, {Name: "late", Time: start, DroppedAttributeCount: 1 << 20}},
+			Links: []sdktrace.Link{{SpanContext: trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: trace.SpanID{8},
+				TraceFlags: trace.FlagsSampled, TraceState: ts, Remote: true}), Attributes: []attribute.KeyValue{attribute.Int("i", 200)},
+				DroppedAttributeCount: 3}},
+			Status:        sdktrace.Status{Code: codes.Ok},
+			DroppedEvents: 1, DroppedLinks: 300,
+			Resource:             res,
+			InstrumentationScope: instrumentation.Scope{Name: "scoped", Version: "2", SchemaURL: "https://example.com/s", Attributes: attribute.NewSet(attribute.String("a", "b"))},
 		},
 	}.Snapshots()
 }
@@ -195,10 +213,7 @@ func TestMatchesOpenTelemetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oe, err := NewTraceExporter(ctx, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ours.URL}, "TRACES", "/v1/traces"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	oe := NewTraceExporter(settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ours.URL}, "TRACES", "/v1/traces"))
 	me, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(theirs.URL+"/v1/metrics"))
 	if err != nil {
 		t.Fatal(err)
@@ -247,6 +262,11 @@ func TestMatchesOpenTelemetry(t *testing.T) {
 		if !proto.Equal(msgs[0], msgs[1]) {
 			t.Errorf("request %d differs:\ntheirs %v\nours   %v", i, msgs[0], msgs[1])
 		}
+		// Byte for byte as proto.Marshal writes theirs (one resource, so
+		// no map order to differ in).
+		if want, _ := (proto.MarshalOptions{Deterministic: true}).Marshal(msgs[0]); !bytes.Equal(or[i].body, want) {
+			t.Errorf("request %d: our bytes differ from proto.Marshal's:\n got %x\nwant %x", i, or[i].body, want)
+		}
 	}
 	var got colmetricpb.ExportMetricsServiceRequest
 	_ = proto.Unmarshal(or[1].body, &got)
@@ -256,14 +276,10 @@ func TestMatchesOpenTelemetry(t *testing.T) {
 }
 
 // newTraceExporter is NewTraceExporter with short retries.
-func newTraceExporter(t *testing.T, s Settings) *otlptrace.Exporter {
+func newTraceExporter(t *testing.T, s Settings) *TraceExporter {
 	t.Helper()
-	c := newClient(s, traceMethod)
-	c.retry = fastRetry
-	exp, err := otlptrace.New(context.Background(), traceClient{c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	exp := NewTraceExporter(s)
+	exp.c.retry = fastRetry
 	t.Cleanup(func() { _ = exp.Shutdown(context.Background()) })
 	return exp
 }
@@ -517,8 +533,8 @@ func TestGRPC(t *testing.T) {
 			if len(g.traces) != 1 || len(g.metric) != 1 {
 				t.Fatalf("got %d trace and %d metric exports, want 1 each", len(g.traces), len(g.metric))
 			}
-			if n := len(g.traces[0].ResourceSpans[0].ScopeSpans); n != 2 {
-				t.Errorf("got %d scopes of spans, want 2", n)
+			if n := len(g.traces[0].ResourceSpans[0].ScopeSpans); n != 3 {
+				t.Errorf("got %d scopes of spans, want 3", n)
 			}
 			if n := len(g.metric[0].ResourceMetrics[0].ScopeMetrics[0].Metrics); n != 9 {
 				t.Errorf("got %d metrics, want 9", n)

@@ -8,7 +8,6 @@ import (
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	mpb "go.opentelemetry.io/proto/otlp/metrics/v1"
 )
 
 // metricsMethod is the OTLP/gRPC metrics service's Export method.
@@ -72,12 +71,8 @@ func (e *MetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetr
 	if e.c.stop.Err() != nil {
 		return errStopped // before the transform's work
 	}
-	pb, terr := resourceMetrics(rm)
-	msg, err := envelope([]*mpb.ResourceMetrics{pb})
-	if err != nil {
-		return errors.Join(terr, err)
-	}
-	return errors.Join(terr, e.c.export(ctx, msg))
+	body, terr := metricsRequest(rm)
+	return errors.Join(terr, e.c.export(ctx, body))
 }
 
 // ForceFlush does nothing: Export sends at once.

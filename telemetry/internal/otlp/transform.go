@@ -2,274 +2,228 @@ package otlp
 
 import (
 	"fmt"
+	"math"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	cpb "go.opentelemetry.io/proto/otlp/common/v1"
-	mpb "go.opentelemetry.io/proto/otlp/metrics/v1"
-	rpb "go.opentelemetry.io/proto/otlp/resource/v1"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// resourceMetrics is rm as OTLP, field for field as OpenTelemetry's OTLP
-// metric exporters write it (a test compares the two). A metric of an
-// unknown aggregation is left out, and named in the error.
-func resourceMetrics(rm *metricdata.ResourceMetrics) (*mpb.ResourceMetrics, error) {
-	out := &mpb.ResourceMetrics{
-		Resource:  &rpb.Resource{Attributes: attrs(rm.Resource.Iter())},
-		SchemaUrl: rm.Resource.SchemaURL(),
-	}
+// metricsRequest encodes rm as an ExportMetricsServiceRequest holding one
+// ResourceMetrics, field for field as OpenTelemetry's OTLP metric
+// exporters write it (a test compares the two). A metric of an unknown
+// aggregation or temporality is left out, and named in the error.
+func metricsRequest(rm *metricdata.ResourceMetrics) ([]byte, error) {
 	var bad []string
-	for _, sm := range rm.ScopeMetrics {
-		s := &mpb.ScopeMetrics{
-			Scope: &cpb.InstrumentationScope{
-				Name:       sm.Scope.Name,
-				Version:    sm.Scope.Version,
-				Attributes: attrs(sm.Scope.Attributes.Iter()),
-			},
-			Metrics:   make([]*mpb.Metric, 0, len(sm.Metrics)),
-			SchemaUrl: sm.Scope.SchemaURL,
+	b := msg(nil, 1, func(b []byte) []byte { // ResourceMetrics
+		b = msg(b, 1, func(b []byte) []byte { return iterated(b, 1, rm.Resource.Iter()) })
+		for _, sm := range rm.ScopeMetrics {
+			b = msg(b, 2, func(b []byte) []byte { // ScopeMetrics
+				b = msg(b, 1, func(b []byte) []byte {
+					return scope(b, sm.Scope.Name, sm.Scope.Version, sm.Scope.Attributes.Iter())
+				})
+				for _, m := range sm.Metrics {
+					if !known(m.Data) {
+						bad = append(bad, fmt.Sprintf("%s (%T)", m.Name, m.Data))
+						continue
+					}
+					b = msg(b, 2, func(b []byte) []byte { return metric(b, m) })
+				}
+				return str(b, 3, sm.Scope.SchemaURL)
+			})
 		}
-		for _, m := range sm.Metrics {
-			pm, ok := metric(m)
-			if !ok {
-				bad = append(bad, fmt.Sprintf("%s (%T)", m.Name, m.Data))
-				continue
-			}
-			s.Metrics = append(s.Metrics, pm)
-		}
-		out.ScopeMetrics = append(out.ScopeMetrics, s)
-	}
+		return str(b, 3, rm.Resource.SchemaURL())
+	})
 	if bad != nil {
-		return out, fmt.Errorf("otlp: metrics of an unknown aggregation or temporality left out: %v", bad)
+		return b, fmt.Errorf("otlp: metrics of an unknown aggregation or temporality left out: %v", bad)
 	}
-	return out, nil
+	return b, nil
 }
 
-// metric converts one metric; false for an aggregation or temporality
-// OTLP has no form for.
-func metric(m metricdata.Metrics) (*mpb.Metric, bool) {
-	out := &mpb.Metric{Name: m.Name, Description: m.Description, Unit: m.Unit}
-	ok := true
-	switch a := m.Data.(type) {
-	case metricdata.Gauge[int64]:
-		out.Data = &mpb.Metric_Gauge{Gauge: &mpb.Gauge{DataPoints: numberPoints(a.DataPoints)}}
-	case metricdata.Gauge[float64]:
-		out.Data = &mpb.Metric_Gauge{Gauge: &mpb.Gauge{DataPoints: numberPoints(a.DataPoints)}}
+// known reports whether OTLP has a form for the aggregation a, with its
+// temporality.
+func known(a metricdata.Aggregation) bool {
+	switch a := a.(type) {
+	case metricdata.Gauge[int64], metricdata.Gauge[float64], metricdata.Summary:
+		return true
 	case metricdata.Sum[int64]:
-		out.Data, ok = sum(a)
+		return temporalityKnown(a.Temporality)
 	case metricdata.Sum[float64]:
-		out.Data, ok = sum(a)
+		return temporalityKnown(a.Temporality)
 	case metricdata.Histogram[int64]:
-		out.Data, ok = histogram(a)
+		return temporalityKnown(a.Temporality)
 	case metricdata.Histogram[float64]:
-		out.Data, ok = histogram(a)
+		return temporalityKnown(a.Temporality)
 	case metricdata.ExponentialHistogram[int64]:
-		out.Data, ok = expHistogram(a)
+		return temporalityKnown(a.Temporality)
 	case metricdata.ExponentialHistogram[float64]:
-		out.Data, ok = expHistogram(a)
-	case metricdata.Summary:
-		out.Data = summary(a)
-	default:
-		return nil, false
+		return temporalityKnown(a.Temporality)
 	}
-	return out, ok
+	return false
 }
 
-func temporality(t metricdata.Temporality) (mpb.AggregationTemporality, bool) {
+func temporalityKnown(t metricdata.Temporality) bool {
+	return t == metricdata.DeltaTemporality || t == metricdata.CumulativeTemporality
+}
+
+// temporality is t as metrics.v1.AggregationTemporality.
+func temporality(t metricdata.Temporality) uint64 {
 	switch t {
 	case metricdata.DeltaTemporality:
-		return mpb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA, true
+		return 1
 	case metricdata.CumulativeTemporality:
-		return mpb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE, true
+		return 2
 	}
-	return mpb.AggregationTemporality_AGGREGATION_TEMPORALITY_UNSPECIFIED, false
+	return 0
 }
 
-func sum[N int64 | float64](s metricdata.Sum[N]) (*mpb.Metric_Sum, bool) {
-	t, ok := temporality(s.Temporality)
-	return &mpb.Metric_Sum{Sum: &mpb.Sum{
-		AggregationTemporality: t,
-		IsMonotonic:            s.IsMonotonic,
-		DataPoints:             numberPoints(s.DataPoints),
-	}}, ok
+// metric appends the body of one Metric (metrics.v1) of a known
+// aggregation.
+func metric(b []byte, m metricdata.Metrics) []byte {
+	b = str(b, 1, m.Name)
+	b = str(b, 2, m.Description)
+	b = str(b, 3, m.Unit)
+	switch a := m.Data.(type) {
+	case metricdata.Gauge[int64]:
+		b = msg(b, 5, func(b []byte) []byte { return numberPoints(b, a.DataPoints) })
+	case metricdata.Gauge[float64]:
+		b = msg(b, 5, func(b []byte) []byte { return numberPoints(b, a.DataPoints) })
+	case metricdata.Sum[int64]:
+		b = msg(b, 7, func(b []byte) []byte { return sum(b, a) })
+	case metricdata.Sum[float64]:
+		b = msg(b, 7, func(b []byte) []byte { return sum(b, a) })
+	case metricdata.Histogram[int64]:
+		b = msg(b, 9, func(b []byte) []byte { return histogram(b, a) })
+	case metricdata.Histogram[float64]:
+		b = msg(b, 9, func(b []byte) []byte { return histogram(b, a) })
+	case metricdata.ExponentialHistogram[int64]:
+		b = msg(b, 10, func(b []byte) []byte { return expHistogram(b, a) })
+	case metricdata.ExponentialHistogram[float64]:
+		b = msg(b, 10, func(b []byte) []byte { return expHistogram(b, a) })
+	case metricdata.Summary:
+		b = msg(b, 11, func(b []byte) []byte { return summary(b, a) })
+	}
+	return b
 }
 
-func numberPoints[N int64 | float64](pts []metricdata.DataPoint[N]) []*mpb.NumberDataPoint {
-	out := make([]*mpb.NumberDataPoint, 0, len(pts))
+func sum[N int64 | float64](b []byte, s metricdata.Sum[N]) []byte {
+	b = numberPoints(b, s.DataPoints)
+	b = varint(b, 2, temporality(s.Temporality))
+	if s.IsMonotonic {
+		b = varint(b, 3, 1)
+	}
+	return b
+}
+
+// numberPoints appends pts as the repeated NumberDataPoint field 1.
+func numberPoints[N int64 | float64](b []byte, pts []metricdata.DataPoint[N]) []byte {
 	for _, p := range pts {
-		np := &mpb.NumberDataPoint{
-			Attributes:        attrs(p.Attributes.Iter()),
-			StartTimeUnixNano: unixNano(p.StartTime),
-			TimeUnixNano:      unixNano(p.Time),
-			Exemplars:         exemplars(p.Exemplars),
-		}
-		switch v := any(p.Value).(type) {
-		case int64:
-			np.Value = &mpb.NumberDataPoint_AsInt{AsInt: v}
-		case float64:
-			np.Value = &mpb.NumberDataPoint_AsDouble{AsDouble: v}
-		}
-		out = append(out, np)
-	}
-	return out
-}
-
-func histogram[N int64 | float64](h metricdata.Histogram[N]) (*mpb.Metric_Histogram, bool) {
-	t, ok := temporality(h.Temporality)
-	pts := make([]*mpb.HistogramDataPoint, 0, len(h.DataPoints))
-	for _, p := range h.DataPoints {
-		s := float64(p.Sum)
-		hp := &mpb.HistogramDataPoint{
-			Attributes:        attrs(p.Attributes.Iter()),
-			StartTimeUnixNano: unixNano(p.StartTime),
-			TimeUnixNano:      unixNano(p.Time),
-			Count:             p.Count,
-			Sum:               &s,
-			BucketCounts:      p.BucketCounts,
-			ExplicitBounds:    p.Bounds,
-			Exemplars:         exemplars(p.Exemplars),
-		}
-		hp.Min, hp.Max = extremum(p.Min), extremum(p.Max)
-		pts = append(pts, hp)
-	}
-	return &mpb.Metric_Histogram{Histogram: &mpb.Histogram{AggregationTemporality: t, DataPoints: pts}}, ok
-}
-
-func expHistogram[N int64 | float64](h metricdata.ExponentialHistogram[N]) (*mpb.Metric_ExponentialHistogram, bool) {
-	t, ok := temporality(h.Temporality)
-	pts := make([]*mpb.ExponentialHistogramDataPoint, 0, len(h.DataPoints))
-	for _, p := range h.DataPoints {
-		s := float64(p.Sum)
-		ep := &mpb.ExponentialHistogramDataPoint{
-			Attributes:        attrs(p.Attributes.Iter()),
-			StartTimeUnixNano: unixNano(p.StartTime),
-			TimeUnixNano:      unixNano(p.Time),
-			Count:             p.Count,
-			Sum:               &s,
-			Scale:             p.Scale,
-			ZeroCount:         p.ZeroCount,
-			ZeroThreshold:     p.ZeroThreshold,
-			Exemplars:         exemplars(p.Exemplars),
-			Positive:          &mpb.ExponentialHistogramDataPoint_Buckets{Offset: p.PositiveBucket.Offset, BucketCounts: p.PositiveBucket.Counts},
-			Negative:          &mpb.ExponentialHistogramDataPoint_Buckets{Offset: p.NegativeBucket.Offset, BucketCounts: p.NegativeBucket.Counts},
-		}
-		ep.Min, ep.Max = extremum(p.Min), extremum(p.Max)
-		pts = append(pts, ep)
-	}
-	return &mpb.Metric_ExponentialHistogram{ExponentialHistogram: &mpb.ExponentialHistogram{AggregationTemporality: t, DataPoints: pts}}, ok
-}
-
-func summary(s metricdata.Summary) *mpb.Metric_Summary {
-	pts := make([]*mpb.SummaryDataPoint, 0, len(s.DataPoints))
-	for _, p := range s.DataPoints {
-		qs := make([]*mpb.SummaryDataPoint_ValueAtQuantile, 0, len(p.QuantileValues))
-		for _, q := range p.QuantileValues {
-			qs = append(qs, &mpb.SummaryDataPoint_ValueAtQuantile{Quantile: q.Quantile, Value: q.Value})
-		}
-		pts = append(pts, &mpb.SummaryDataPoint{
-			Attributes:        attrs(p.Attributes.Iter()),
-			StartTimeUnixNano: unixNano(p.StartTime),
-			TimeUnixNano:      unixNano(p.Time),
-			Count:             p.Count,
-			Sum:               p.Sum,
-			QuantileValues:    qs,
+		b = msg(b, 1, func(b []byte) []byte {
+			b = fixed64(b, 2, unixNano(p.StartTime))
+			b = fixed64(b, 3, unixNano(p.Time))
+			b = exemplars(b, 5, p.Exemplars)
+			b = iterated(b, 7, p.Attributes.Iter())
+			return number(b, 4, 6, p.Value) // the oneof last, as proto.Marshal writes it
 		})
 	}
-	return &mpb.Metric_Summary{Summary: &mpb.Summary{DataPoints: pts}}
+	return b
 }
 
-// extremum is a histogram's min or max, nil when not recorded.
-func extremum[N int64 | float64](e metricdata.Extrema[N]) *float64 {
+func histogram[N int64 | float64](b []byte, h metricdata.Histogram[N]) []byte {
+	for _, p := range h.DataPoints {
+		b = msg(b, 1, func(b []byte) []byte {
+			b = fixed64(b, 2, unixNano(p.StartTime))
+			b = fixed64(b, 3, unixNano(p.Time))
+			b = fixed64(b, 4, p.Count)
+			b = fixed64Always(b, 5, math.Float64bits(float64(p.Sum)))
+			b = packedFixed64(b, 6, p.BucketCounts)
+			b = packedFixed64(b, 7, p.Bounds)
+			b = exemplars(b, 8, p.Exemplars)
+			b = iterated(b, 9, p.Attributes.Iter())
+			b = extremum(b, 11, p.Min)
+			return extremum(b, 12, p.Max)
+		})
+	}
+	return varint(b, 2, temporality(h.Temporality))
+}
+
+func expHistogram[N int64 | float64](b []byte, h metricdata.ExponentialHistogram[N]) []byte {
+	for _, p := range h.DataPoints {
+		b = msg(b, 1, func(b []byte) []byte {
+			b = iterated(b, 1, p.Attributes.Iter())
+			b = fixed64(b, 2, unixNano(p.StartTime))
+			b = fixed64(b, 3, unixNano(p.Time))
+			b = fixed64(b, 4, p.Count)
+			b = fixed64Always(b, 5, math.Float64bits(float64(p.Sum)))
+			b = sint32(b, 6, p.Scale)
+			b = fixed64(b, 7, p.ZeroCount)
+			b = msg(b, 8, func(b []byte) []byte { return buckets(b, p.PositiveBucket) })
+			b = msg(b, 9, func(b []byte) []byte { return buckets(b, p.NegativeBucket) })
+			b = exemplars(b, 11, p.Exemplars)
+			b = extremum(b, 12, p.Min)
+			b = extremum(b, 13, p.Max)
+			return double(b, 14, p.ZeroThreshold)
+		})
+	}
+	return varint(b, 2, temporality(h.Temporality))
+}
+
+// buckets appends the body of an ExponentialHistogramDataPoint.Buckets.
+func buckets(b []byte, eb metricdata.ExponentialBucket) []byte {
+	b = sint32(b, 1, eb.Offset)
+	return packedVarint(b, 2, eb.Counts)
+}
+
+func summary(b []byte, s metricdata.Summary) []byte {
+	for _, p := range s.DataPoints {
+		b = msg(b, 1, func(b []byte) []byte {
+			b = fixed64(b, 2, unixNano(p.StartTime))
+			b = fixed64(b, 3, unixNano(p.Time))
+			b = fixed64(b, 4, p.Count)
+			b = double(b, 5, p.Sum)
+			for _, q := range p.QuantileValues {
+				b = msg(b, 6, func(b []byte) []byte {
+					b = double(b, 1, q.Quantile)
+					return double(b, 2, q.Value)
+				})
+			}
+			return iterated(b, 7, p.Attributes.Iter())
+		})
+	}
+	return b
+}
+
+// extremum appends a histogram's min or max (an optional double), left
+// out when not recorded.
+func extremum[N int64 | float64](b []byte, num protowire.Number, e metricdata.Extrema[N]) []byte {
 	v, ok := e.Value()
 	if !ok {
-		return nil
+		return b
 	}
-	f := float64(v)
-	return &f
+	return fixed64Always(b, num, math.Float64bits(float64(v)))
 }
 
-func exemplars[N int64 | float64](es []metricdata.Exemplar[N]) []*mpb.Exemplar {
-	out := make([]*mpb.Exemplar, 0, len(es))
+// exemplars appends es as the repeated Exemplar field num.
+func exemplars[N int64 | float64](b []byte, num protowire.Number, es []metricdata.Exemplar[N]) []byte {
 	for _, e := range es {
-		pe := &mpb.Exemplar{
-			FilteredAttributes: keyValues(e.FilteredAttributes),
-			TimeUnixNano:       unixNano(e.Time),
-			SpanId:             e.SpanID,
-			TraceId:            e.TraceID,
-		}
-		switch v := any(e.Value).(type) {
-		case int64:
-			pe.Value = &mpb.Exemplar_AsInt{AsInt: v}
-		case float64:
-			pe.Value = &mpb.Exemplar_AsDouble{AsDouble: v}
-		}
-		out = append(out, pe)
+		b = msg(b, num, func(b []byte) []byte {
+			b = fixed64(b, 2, unixNano(e.Time))
+			b = byts(b, 4, e.SpanID)
+			b = byts(b, 5, e.TraceID)
+			b = keyValues(b, 7, e.FilteredAttributes)
+			return number(b, 3, 6, e.Value) // the oneof last
+		})
 	}
-	return out
+	return b
+}
+
+// number appends the oneof of a data point's or an exemplar's value: the
+// double as field asDouble, the integer as field asInt (sfixed64).
+func number[N int64 | float64](b []byte, asDouble, asInt protowire.Number, v N) []byte {
+	if i, ok := any(v).(int64); ok {
+		return fixed64Always(b, asInt, uint64(i))
+	}
+	return fixed64Always(b, asDouble, math.Float64bits(float64(v)))
 }
 
 func unixNano(t time.Time) uint64 { return uint64(max(0, t.UnixNano())) }
-
-func attrs(it attribute.Iterator) []*cpb.KeyValue {
-	if it.Len() == 0 {
-		return nil
-	}
-	out := make([]*cpb.KeyValue, 0, it.Len())
-	for it.Next() {
-		kv := it.Attribute()
-		out = append(out, &cpb.KeyValue{Key: string(kv.Key), Value: anyValue(kv.Value)})
-	}
-	return out
-}
-
-func keyValues(kvs []attribute.KeyValue) []*cpb.KeyValue {
-	if len(kvs) == 0 {
-		return nil
-	}
-	out := make([]*cpb.KeyValue, 0, len(kvs))
-	for _, kv := range kvs {
-		out = append(out, &cpb.KeyValue{Key: string(kv.Key), Value: anyValue(kv.Value)})
-	}
-	return out
-}
-
-func anyValue(v attribute.Value) *cpb.AnyValue {
-	av := new(cpb.AnyValue)
-	switch v.Type() {
-	case attribute.BOOL:
-		av.Value = &cpb.AnyValue_BoolValue{BoolValue: v.AsBool()}
-	case attribute.INT64:
-		av.Value = &cpb.AnyValue_IntValue{IntValue: v.AsInt64()}
-	case attribute.FLOAT64:
-		av.Value = &cpb.AnyValue_DoubleValue{DoubleValue: v.AsFloat64()}
-	case attribute.STRING:
-		av.Value = &cpb.AnyValue_StringValue{StringValue: v.AsString()}
-	case attribute.BYTESLICE:
-		av.Value = &cpb.AnyValue_BytesValue{BytesValue: v.AsByteSlice()}
-	case attribute.BOOLSLICE:
-		av.Value = array(v.AsBoolSlice(), func(b bool) *cpb.AnyValue { return &cpb.AnyValue{Value: &cpb.AnyValue_BoolValue{BoolValue: b}} })
-	case attribute.INT64SLICE:
-		av.Value = array(v.AsInt64Slice(), func(i int64) *cpb.AnyValue { return &cpb.AnyValue{Value: &cpb.AnyValue_IntValue{IntValue: i}} })
-	case attribute.FLOAT64SLICE:
-		av.Value = array(v.AsFloat64Slice(), func(f float64) *cpb.AnyValue { return &cpb.AnyValue{Value: &cpb.AnyValue_DoubleValue{DoubleValue: f}} })
-	case attribute.STRINGSLICE:
-		av.Value = array(v.AsStringSlice(), func(s string) *cpb.AnyValue { return &cpb.AnyValue{Value: &cpb.AnyValue_StringValue{StringValue: s}} })
-	case attribute.SLICE:
-		av.Value = array(v.AsSlice(), anyValue)
-	case attribute.MAP:
-		av.Value = &cpb.AnyValue_KvlistValue{KvlistValue: &cpb.KeyValueList{Values: keyValues(v.AsMap())}}
-	case attribute.EMPTY:
-	default:
-		av.Value = &cpb.AnyValue_StringValue{StringValue: "INVALID"}
-	}
-	return av
-}
-
-func array[T any](vs []T, conv func(T) *cpb.AnyValue) *cpb.AnyValue_ArrayValue {
-	out := make([]*cpb.AnyValue, len(vs))
-	for i, v := range vs {
-		out[i] = conv(v)
-	}
-	return &cpb.AnyValue_ArrayValue{ArrayValue: &cpb.ArrayValue{Values: out}}
-}

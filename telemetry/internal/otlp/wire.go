@@ -15,26 +15,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 )
-
-// envelope encodes an Export{Trace,Metrics}ServiceRequest: its only field
-// (1) repeated, each message encoded by proto.Marshal. Writing the
-// envelope here spares the collector packages, which import gRPC.
-func envelope[M proto.Message](items []M) ([]byte, error) {
-	var b []byte
-	opts := proto.MarshalOptions{}
-	for _, m := range items {
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		size := opts.Size(m)
-		b = protowire.AppendVarint(b, uint64(size))
-		var err error
-		if b, err = opts.MarshalAppend(b, m); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
-}
 
 // fields calls fn for each field of the protobuf message b, stopping at
 // the first malformed one (an answer is only informative: what cannot be
