@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 N=${N:-20000}
 mkdir -p bin
+# Static, pure-Go builds on both sides, as the README's install command makes
+# (CGO_ENABLED=0: no libc mapped, 1.1-1.3 MiB less idle memory on each side).
+# CGO_ENABLED=1 bash bench/run.sh measures cgo builds instead.
+export CGO_ENABLED=${CGO_ENABLED:-0}
 # The harness (bench/mcpbench) and the bare mcp-go baseline (bench/mcpgo-echo)
 # live in this repository, in their own module: nothing outside it is needed.
 go -C bench build -o "$PWD/bin/mcpbench" ./mcpbench
