@@ -61,8 +61,7 @@ func otlpFromEnv(ctx context.Context, getenv func(string) string, traces, metric
 		if err != nil {
 			return o, fmt.Errorf("otlp: traces: %w", err)
 		}
-		exp := otlp.NewTraceExporter(st)
-		o.traces = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+		o.traces = sdktrace.NewTracerProvider(sdktrace.WithBatcher(otlp.NewTraceExporter(st)), sdktrace.WithResource(res))
 	}
 	if metrics {
 		exp, err := metricExporter(getenv)

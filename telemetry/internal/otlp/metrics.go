@@ -69,10 +69,10 @@ func (e *MetricExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggre
 // the others are sent.
 func (e *MetricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
 	if e.c.stop.Err() != nil {
-		return errStopped // before the transform's work
+		return errStopped // before the encoding's work
 	}
-	body, terr := metricsRequest(rm)
-	return errors.Join(terr, e.c.export(ctx, body))
+	msg, err := metricsRequest(rm)
+	return errors.Join(err, e.c.export(ctx, msg))
 }
 
 // ForceFlush does nothing: Export sends at once.
