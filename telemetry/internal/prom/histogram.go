@@ -44,11 +44,10 @@ type histogramSnapshot struct {
 
 // checkBuckets returns the upper bounds a histogram of buckets uses, or
 // an error when they do not increase. A final +Inf is dropped (the +Inf
-// bucket is always there), as client_golang does.
+// bucket is always there), as client_golang does, after the check: a
+// +Inf before it (as in 1, +Inf, +Inf) is an error, not a second +Inf
+// bucket.
 func checkBuckets(buckets []float64) ([]float64, error) {
-	if n := len(buckets); n > 0 && math.IsInf(buckets[n-1], +1) {
-		buckets = buckets[:n-1]
-	}
 	for i, b := range buckets {
 		if math.IsNaN(b) {
 			return nil, errors.New("prom: a bucket bound is NaN")
@@ -56,6 +55,9 @@ func checkBuckets(buckets []float64) ([]float64, error) {
 		if i > 0 && b <= buckets[i-1] {
 			return nil, fmt.Errorf("prom: histogram buckets must be in increasing order: %g >= %g", buckets[i-1], b)
 		}
+	}
+	if n := len(buckets); n > 0 && math.IsInf(buckets[n-1], +1) {
+		buckets = buckets[:n-1]
 	}
 	return append([]float64(nil), buckets...), nil
 }

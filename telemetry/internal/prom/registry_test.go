@@ -30,6 +30,10 @@ func TestRegisterRefuses(t *testing.T) {
 		{"buckets not increasing", func() prom.Collector { return prom.NewHistogramVec("h", "h", []float64{1, 1}) }, "increasing order"},
 		{"buckets decreasing", func() prom.Collector { return prom.NewHistogramVec("h", "h", []float64{2, 1}) }, "increasing order"},
 		{"a NaN bucket", func() prom.Collector { return prom.NewHistogramVec("h", "h", []float64{math.NaN()}) }, "NaN"},
+		// client_golang refuses these too: dropping the last +Inf first
+		// would leave a second le="+Inf" bucket, a duplicate series.
+		{"+Inf twice", func() prom.Collector { return prom.NewHistogramVec("h", "h", []float64{1, math.Inf(1), math.Inf(1)}) }, "increasing order"},
+		{"+Inf before the last bound", func() prom.Collector { return prom.NewHistogramVec("h", "h", []float64{math.Inf(1), 2}) }, "increasing order"},
 		{"the runtime collector twice", func() prom.Collector { return prom.NewGoCollector() }, "already registered"},
 	}
 	for _, tt := range tests {
@@ -45,13 +49,15 @@ func TestRegisterRefuses(t *testing.T) {
 }
 
 func TestHistogramBucketsMayEndInInf(t *testing.T) {
-	r := prom.NewRegistry()
-	h := prom.NewHistogramVec("h", "Help.", []float64{1, math.Inf(1)})
-	r.MustRegister(h)
-	h.With().Observe(5)
-	text := string(r.AppendText(nil))
-	if n := strings.Count(text, `le="+Inf"`); n != 1 {
-		t.Errorf("got %d +Inf buckets, want 1:\n%s", n, text)
+	for _, b := range [][]float64{{1, math.Inf(1)}, {math.Inf(1)}} {
+		r := prom.NewRegistry()
+		h := prom.NewHistogramVec("h", "Help.", b)
+		r.MustRegister(h)
+		h.With().Observe(5)
+		text := string(r.AppendText(nil))
+		if n := strings.Count(text, `le="+Inf"`); n != 1 {
+			t.Errorf("buckets %v: got %d +Inf buckets, want 1:\n%s", b, n, text)
+		}
 	}
 }
 
