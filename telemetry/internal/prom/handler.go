@@ -90,61 +90,60 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 // acceptsGzip reports whether Accept-Encoding values pick gzip over
-// identity as promhttp's negotiation does: the encoding of the highest q
-// that names it (or *), identity first on a tie; gzip only with q > 0.
+// identity as promhttp's negotiation does (gddo's NegotiateContentEncoding
+// offered identity, then gzip): the encoding of the highest q that names
+// it (or *), identity first on a tie; gzip only with q > 0. It keeps the
+// two highest q values, not the entries: a header of a megabyte (anyone
+// who reaches /metrics chooses it) costs no allocation.
 func acceptsGzip(values []string) bool {
-	best, bestQ := "identity", -1.0
-	specs := parseAccept(values)
-	for _, offer := range [...]string{"identity", "gzip"} {
-		for _, s := range specs {
-			if s.q > bestQ && (s.value == "*" || s.value == offer) {
-				best, bestQ = offer, s.q
-			}
-		}
-	}
-	return best == "gzip" && bestQ != 0
-}
-
-// acceptSpec is one entry of an Accept-Encoding header.
-type acceptSpec struct {
-	value string
-	q     float64
-}
-
-// parseAccept parses Accept-style header values as promhttp's copy of
-// gddo's httputil/header does: it stops reading a value at the first
-// entry it cannot parse.
-func parseAccept(values []string) []acceptSpec {
-	var specs []acceptSpec
-next:
+	identity, gzip := -1.0, -1.0 // highest q of an entry naming each
 	for _, s := range values {
-		for {
-			var spec acceptSpec
-			spec.value, s = token(s)
-			if spec.value == "" {
-				continue next
+		for s != "" {
+			var value string
+			var q float64
+			if value, q, s = nextAccept(s); q < 0 {
+				break // the rest of this value is not read, as in gddo
 			}
-			spec.q = 1
-			s = strings.TrimLeft(s, " \t\r\n")
-			if strings.HasPrefix(s, ";") {
-				s = strings.TrimLeft(s[1:], " \t\r\n")
-				if !strings.HasPrefix(s, "q=") {
-					continue next
-				}
-				spec.q, s = quality(s[2:])
-				if spec.q < 0 {
-					continue next
-				}
+			// q > max, not max(): a q that overflowed to NaN never wins.
+			if (value == "identity" || value == "*") && q > identity {
+				identity = q
 			}
-			specs = append(specs, spec)
-			s = strings.TrimLeft(s, " \t\r\n")
-			if !strings.HasPrefix(s, ",") {
-				continue next
+			if (value == "gzip" || value == "*") && q > gzip {
+				gzip = q
 			}
-			s = strings.TrimLeft(s[1:], " \t\r\n")
 		}
 	}
-	return specs
+	return gzip > identity && gzip != 0
+}
+
+// nextAccept reads the first entry of an Accept-style header value as
+// promhttp's copy of gddo's httputil/header does: a token (slashes
+// allowed), then optionally ";q=" and a quality. It returns the entry's
+// value, its q, and what follows its comma ("" when no comma follows:
+// the value ends there). q is -1 when the entry cannot be read (no token,
+// a parameter other than q, a bad quality): gddo drops it and reads no
+// further in the value.
+func nextAccept(s string) (value string, q float64, rest string) {
+	value, s = token(s)
+	if value == "" {
+		return "", -1, ""
+	}
+	q = 1
+	s = strings.TrimLeft(s, " \t\r\n")
+	if strings.HasPrefix(s, ";") {
+		s = strings.TrimLeft(s[1:], " \t\r\n")
+		if !strings.HasPrefix(s, "q=") {
+			return "", -1, ""
+		}
+		if q, s = quality(s[2:]); q < 0 {
+			return "", -1, ""
+		}
+	}
+	s = strings.TrimLeft(s, " \t\r\n")
+	if !strings.HasPrefix(s, ",") {
+		return value, q, "" // the last entry: counted, and the value ends
+	}
+	return value, q, strings.TrimLeft(s[1:], " \t\r\n")
 }
 
 // token splits s after its leading run of token characters and slashes.
