@@ -1,6 +1,7 @@
 package prom_test
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -70,4 +71,37 @@ func FuzzAcceptEncoding(f *testing.F) {
 			t.Errorf("Accept-Encoding %q, %q: got Content-Encoding %q, want %q", a, b, g, w)
 		}
 	})
+}
+
+// TestGzipSameAsPromhttp: the gzipped body is promhttp's, byte for byte,
+// which holds only when the pooled compressor has promhttp's level (the
+// default). BestSpeed, tried for a smaller compressor, writes other bytes
+// and keeps more memory in the pool (1.2 MB a writer in Go 1.26, against
+// 0.8 MB at the default level).
+func TestGzipSameAsPromhttp(t *testing.T) {
+	list := twins()
+	fams := map[string]twin{}
+	for _, f := range list {
+		fams[f.name] = f
+	}
+	theirs, mine := twinRegistries(t, list)
+	for _, o := range scenario() {
+		apply(t, fams, o)
+	}
+	raw := func(h http.Handler) []byte {
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if ce := rec.Header().Get("Content-Encoding"); ce != "gzip" {
+			t.Fatalf("Content-Encoding: got %q, want gzip", ce)
+		}
+		return rec.Body.Bytes()
+	}
+	want := raw(theirs)
+	for i := range 3 { // a new writer, then pooled ones
+		if got := raw(mine); !bytes.Equal(got, want) {
+			t.Fatalf("response %d: got %d gzipped bytes (header % x), want promhttp's %d (header % x)", i+1, len(got), got[:10], len(want), want[:10])
+		}
+	}
 }
