@@ -10,8 +10,10 @@ import "sync"
 // process_start_time_seconds and process_network_{receive,transmit}_bytes_total.
 // On Linux it reads them from /proc/self and the resource limits; on
 // macOS it writes those it can read without cgo (CPU time, descriptors,
-// limits, start time); elsewhere none. A value it cannot read is left out,
-// as client_golang leaves it out. Make it with NewProcessCollector.
+// limits, start time); on Windows those client_golang writes there (no
+// network counters, no virtual memory limit; handles for descriptors);
+// elsewhere none. A value it cannot read is left out, as client_golang
+// leaves it out. Make it with NewProcessCollector.
 type ProcessCollector struct {
 	mu    sync.Mutex // one read at a time
 	start float64    // process_start_time_seconds once known, else 0
