@@ -16,7 +16,7 @@ def med(label, key):
 print(f"{'scenario':<12} {'metric':<26} {'mcp-go':>10} {'mcp-tools':>10} {'ratio':>7}")
 for sc in ["stdio-k1", "stdio-k64", "http-c8"]:
     base, ours = "mcpgo|" + sc, "mcptools|" + sc
-    for key in ["calls_per_s", "p99_us", "server_cpu_us_per_call", "startup_ms", "idle_rss_kb", "peak_rss_kb"]:
+    for key in ["calls_per_s", "p99_us", "server_cpu_us_per_call", "startup_ms", "idle_rss_kb", "idle_anon_kb", "peak_rss_kb"]:
         b, o = med(base, key), med(ours, key)
         if b is None or o is None:
             continue
