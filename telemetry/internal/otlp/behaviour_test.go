@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"io"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -80,6 +81,46 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	// asked (the policy's own delay here is 10-20 ms).
 	if d := at[1].Sub(at[0]); d < 900*time.Millisecond {
 		t.Errorf("the retry came %v after a Retry-After of 1 s", d)
+	}
+}
+
+// TestRetryAfterParsing: seconds or an HTTP date; a number of seconds too
+// large for a time.Duration is the longest wait, never a wrapped one.
+func TestRetryAfterParsing(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		min   time.Duration // at least
+		max   time.Duration // at most
+	}{
+		{"", 0, 0}, {"0", 0, 0}, {"-5", 0, 0}, {"soon", 0, 0},
+		{"120", 2 * time.Minute, 2 * time.Minute},
+		{"9223372036", 9223372036 * time.Second, 9223372036 * time.Second},
+		{"9223372037", math.MaxInt64, math.MaxInt64},
+		{"10000000000", math.MaxInt64, math.MaxInt64},
+		{"99999999999999999999", math.MaxInt64, math.MaxInt64},
+		{"Mon, 02 Jan 2006 15:04:05 GMT", 0, 0},
+		{time.Now().Add(time.Hour).UTC().Format(http.TimeFormat), 50 * time.Minute, time.Hour},
+	} {
+		got := retryAfter(http.Header{"Retry-After": {tt.value}})
+		if got < tt.min || got > tt.max {
+			t.Errorf("Retry-After %q: got %v, want from %v to %v", tt.value, got, tt.min, tt.max)
+		}
+	}
+}
+
+// TestHugeRetryAfterIsNotRetried: a collector asking to wait longer than
+// the export may take gets no retry, however large its number.
+func TestHugeRetryAfterIsNotRetried(t *testing.T) {
+	c := newHTTPCollector(t, func(_ int, w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "10000000000")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL}, "TRACES", "/v1/traces"))
+	if err := exp.ExportSpans(context.Background(), testSpans()); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("got error %v, want the 503", err)
+	}
+	if n := len(c.requests()); n != 1 {
+		t.Errorf("got %d requests, want 1: the collector asked to wait for centuries", n)
 	}
 }
 
