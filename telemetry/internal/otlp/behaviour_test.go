@@ -145,6 +145,30 @@ func TestCertificateErrorIsNotRetried(t *testing.T) {
 	}
 }
 
+// TestPlainHTTPServerIsNotRetried: an https endpoint whose server speaks
+// plain HTTP fails at once (net/http reports it as ErrSchemeMismatch, no
+// longer a tls.RecordHeaderError): the server will not learn TLS on a
+// retry.
+func TestPlainHTTPServerIsNotRetried(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": strings.Replace(srv.URL, "http://", "https://", 1)}, "TRACES", "/v1/traces"))
+	err := exp.ExportSpans(context.Background(), testSpans())
+	if err == nil || !strings.Contains(err.Error(), "HTTP response to HTTPS client") {
+		t.Fatalf("got error %v, want the scheme mismatch", err)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("got %d connections, want 1", n)
+	}
+}
+
 // deadlineCollector records the deadline of each export it takes.
 type deadlineCollector struct {
 	coltracepb.UnimplementedTraceServiceServer

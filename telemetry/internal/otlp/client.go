@@ -298,8 +298,12 @@ func httpResult(resp *http.Response, body []byte) error {
 
 // permanent reports whether a transport error would recur on a retry: a
 // certificate that does not verify, a TLS handshake with a server that
-// does not speak TLS.
+// does not speak TLS (net/http turns the RecordHeaderError of one that
+// answers in plain HTTP into ErrSchemeMismatch).
 func permanent(err error) bool {
+	if errors.Is(err, http.ErrSchemeMismatch) {
+		return true
+	}
 	var verify *tls.CertificateVerificationError
 	var record tls.RecordHeaderError
 	var unknownCA x509.UnknownAuthorityError
