@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"io"
 	"log"
 	"math"
@@ -18,8 +19,13 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	grpccodes "google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -104,6 +110,39 @@ func TestRetryAfterParsing(t *testing.T) {
 		got := retryAfter(http.Header{"Retry-After": {tt.value}})
 		if got < tt.min || got > tt.max {
 			t.Errorf("Retry-After %q: got %v, want from %v to %v", tt.value, got, tt.min, tt.max)
+		}
+	}
+}
+
+// TestRetryDelayParsing: a RetryInfo's delay as a Duration, the longest
+// one when it is past a Duration's range; none when it is negative or
+// malformed.
+func TestRetryDelayParsing(t *testing.T) {
+	details := func(d *durationpb.Duration) string {
+		st, err := status.New(grpccodes.Unavailable, "x").WithDetails(&errdetails.RetryInfo{RetryDelay: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := proto.Marshal(st.Proto())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	for _, tt := range []struct {
+		d    *durationpb.Duration
+		want time.Duration
+	}{
+		{durationpb.New(1500 * time.Millisecond), 1500 * time.Millisecond},
+		{durationpb.New(2 * time.Hour), 2 * time.Hour},
+		{&durationpb.Duration{Seconds: 9223372035, Nanos: 999999999}, 9223372035*time.Second + 999999999},
+		{&durationpb.Duration{Seconds: 9223372036, Nanos: 999999999}, math.MaxInt64},
+		{&durationpb.Duration{Seconds: math.MaxInt64}, math.MaxInt64},
+		{&durationpb.Duration{Seconds: -5}, 0},
+		{&durationpb.Duration{Seconds: 1, Nanos: -1}, 0},
+	} {
+		if got := retryDelay(details(tt.d)); got != tt.want {
+			t.Errorf("RetryInfo of %v: got %v, want %v", tt.d, got, tt.want)
 		}
 	}
 }

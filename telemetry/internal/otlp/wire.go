@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -253,7 +254,14 @@ func retryDelay(details string) time.Duration {
 					nanos = n
 				}
 			})
-			if secs < uint64(time.Hour/time.Second) && nanos < 1e9 {
+			// Seconds are an int64 (a negative one is no delay); a
+			// delay past a Duration's range is the longest, so that the
+			// retry loop gives up as OpenTelemetry's exporters do.
+			switch {
+			case secs > math.MaxInt64 || nanos >= 1e9:
+			case secs >= uint64(math.MaxInt64/time.Second):
+				d = math.MaxInt64
+			default:
 				d = time.Duration(secs)*time.Second + time.Duration(nanos)
 			}
 		})
