@@ -184,6 +184,27 @@ func TestCertificateErrorIsNotRetried(t *testing.T) {
 	}
 }
 
+// TestAcceptedExportIsNotResent: a collector that accepted an export (200)
+// and lost the connection in its answer's body gets the export once: the
+// status says it was taken, and a retry would duplicate the spans.
+func TestAcceptedExportIsNotResent(t *testing.T) {
+	c := newHTTPCollector(t, func(n int, w http.ResponseWriter) {
+		if n == 0 {
+			w.Header().Set("Content-Type", "application/x-protobuf")
+			w.Header().Set("Content-Length", "100")
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte{0x0a})
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // the connection drops
+		}
+	})
+	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL}, "TRACES", "/v1/traces"))
+	_ = exp.ExportSpans(context.Background(), testSpans())
+	if n := len(c.requests()); n != 1 {
+		t.Errorf("got %d requests, want 1: the first was accepted", n)
+	}
+}
+
 // TestPlainHTTPServerIsNotRetried: an https endpoint whose server speaks
 // plain HTTP fails at once (net/http reports it as ErrSchemeMismatch, no
 // longer a tls.RecordHeaderError): the server will not learn TLS on a

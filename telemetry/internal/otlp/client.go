@@ -274,12 +274,14 @@ func (c *client) send(ctx context.Context, payload []byte) error {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBytes)) // let the connection be reused
-	if err != nil {
-		return &retryable{err: fmt.Errorf("reading the collector's answer: %w", err)}
-	}
 	if c.grpc {
+		if err != nil { // the status comes after the body
+			return &retryable{err: fmt.Errorf("reading the collector's answer: %w", err)}
+		}
 		return grpcResult(resp, body)
 	}
+	// Over HTTP the status line decides, whatever became of the body: an
+	// export the collector took is not sent again.
 	return httpResult(resp, body)
 }
 
