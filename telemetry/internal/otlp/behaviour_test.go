@@ -141,8 +141,8 @@ func TestRetryDelayParsing(t *testing.T) {
 		{&durationpb.Duration{Seconds: -5}, 0},
 		{&durationpb.Duration{Seconds: 1, Nanos: -1}, 0},
 	} {
-		if got := retryDelay(details(tt.d)); got != tt.want {
-			t.Errorf("RetryInfo of %v: got %v, want %v", tt.d, got, tt.want)
+		if got, ok := retryDelay(details(tt.d)); got != tt.want || !ok {
+			t.Errorf("RetryInfo of %v: got %v (found: %v), want %v", tt.d, got, ok, tt.want)
 		}
 	}
 }
