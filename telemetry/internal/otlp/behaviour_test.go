@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"io"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,8 +19,13 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	grpccodes "google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -83,6 +90,79 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	}
 }
 
+// TestRetryAfterParsing: seconds or an HTTP date; a number of seconds too
+// large for a time.Duration is the longest wait, never a wrapped one.
+func TestRetryAfterParsing(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		min   time.Duration // at least
+		max   time.Duration // at most
+	}{
+		{"", 0, 0}, {"0", 0, 0}, {"-5", 0, 0}, {"soon", 0, 0},
+		{"120", 2 * time.Minute, 2 * time.Minute},
+		{"9223372036", 9223372036 * time.Second, 9223372036 * time.Second},
+		{"9223372037", math.MaxInt64, math.MaxInt64},
+		{"10000000000", math.MaxInt64, math.MaxInt64},
+		{"99999999999999999999", math.MaxInt64, math.MaxInt64},
+		{"Mon, 02 Jan 2006 15:04:05 GMT", 0, 0},
+		{time.Now().Add(time.Hour).UTC().Format(http.TimeFormat), 50 * time.Minute, time.Hour},
+	} {
+		got := retryAfter(http.Header{"Retry-After": {tt.value}})
+		if got < tt.min || got > tt.max {
+			t.Errorf("Retry-After %q: got %v, want from %v to %v", tt.value, got, tt.min, tt.max)
+		}
+	}
+}
+
+// TestRetryDelayParsing: a RetryInfo's delay as a Duration, the longest
+// one when it is past a Duration's range; none when it is negative or
+// malformed.
+func TestRetryDelayParsing(t *testing.T) {
+	details := func(d *durationpb.Duration) string {
+		st, err := status.New(grpccodes.Unavailable, "x").WithDetails(&errdetails.RetryInfo{RetryDelay: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := proto.Marshal(st.Proto())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	for _, tt := range []struct {
+		d    *durationpb.Duration
+		want time.Duration
+	}{
+		{durationpb.New(1500 * time.Millisecond), 1500 * time.Millisecond},
+		{durationpb.New(2 * time.Hour), 2 * time.Hour},
+		{&durationpb.Duration{Seconds: 9223372035, Nanos: 999999999}, 9223372035*time.Second + 999999999},
+		{&durationpb.Duration{Seconds: 9223372036, Nanos: 999999999}, math.MaxInt64},
+		{&durationpb.Duration{Seconds: math.MaxInt64}, math.MaxInt64},
+		{&durationpb.Duration{Seconds: -5}, 0},
+		{&durationpb.Duration{Seconds: 1, Nanos: -1}, 0},
+	} {
+		if got, ok := retryDelay(details(tt.d)); got != tt.want || !ok {
+			t.Errorf("RetryInfo of %v: got %v (found: %v), want %v", tt.d, got, ok, tt.want)
+		}
+	}
+}
+
+// TestHugeRetryAfterIsNotRetried: a collector asking to wait longer than
+// the export may take gets no retry, however large its number.
+func TestHugeRetryAfterIsNotRetried(t *testing.T) {
+	c := newHTTPCollector(t, func(_ int, w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "10000000000")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL}, "TRACES", "/v1/traces"))
+	if err := exp.ExportSpans(context.Background(), testSpans()); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("got error %v, want the 503", err)
+	}
+	if n := len(c.requests()); n != 1 {
+		t.Errorf("got %d requests, want 1: the collector asked to wait for centuries", n)
+	}
+}
+
 func TestCertificateErrorIsNotRetried(t *testing.T) {
 	var conns atomic.Int32
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
@@ -101,6 +181,51 @@ func TestCertificateErrorIsNotRetried(t *testing.T) {
 	}
 	if n := conns.Load(); n != 1 {
 		t.Errorf("got %d connections, want 1: a certificate that does not verify will not on a retry", n)
+	}
+}
+
+// TestAcceptedExportIsNotResent: a collector that accepted an export (200)
+// and lost the connection in its answer's body gets the export once: the
+// status says it was taken, and a retry would duplicate the spans.
+func TestAcceptedExportIsNotResent(t *testing.T) {
+	c := newHTTPCollector(t, func(n int, w http.ResponseWriter) {
+		if n == 0 {
+			w.Header().Set("Content-Type", "application/x-protobuf")
+			w.Header().Set("Content-Length", "100")
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte{0x0a})
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // the connection drops
+		}
+	})
+	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL}, "TRACES", "/v1/traces"))
+	_ = exp.ExportSpans(context.Background(), testSpans())
+	if n := len(c.requests()); n != 1 {
+		t.Errorf("got %d requests, want 1: the first was accepted", n)
+	}
+}
+
+// TestPlainHTTPServerIsNotRetried: an https endpoint whose server speaks
+// plain HTTP fails at once (net/http reports it as ErrSchemeMismatch, no
+// longer a tls.RecordHeaderError): the server will not learn TLS on a
+// retry.
+func TestPlainHTTPServerIsNotRetried(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	exp := newTraceExporter(t, settings(t, map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": strings.Replace(srv.URL, "http://", "https://", 1)}, "TRACES", "/v1/traces"))
+	err := exp.ExportSpans(context.Background(), testSpans())
+	if err == nil || !strings.Contains(err.Error(), "HTTP response to HTTPS client") {
+		t.Fatalf("got error %v, want the scheme mismatch", err)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("got %d connections, want 1", n)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -273,12 +274,14 @@ func (c *client) send(ctx context.Context, payload []byte) error {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBytes)) // let the connection be reused
-	if err != nil {
-		return &retryable{err: fmt.Errorf("reading the collector's answer: %w", err)}
-	}
 	if c.grpc {
+		if err != nil { // the status comes after the body
+			return &retryable{err: fmt.Errorf("reading the collector's answer: %w", err)}
+		}
 		return grpcResult(resp, body)
 	}
+	// Over HTTP the status line decides, whatever became of the body: an
+	// export the collector took is not sent again.
 	return httpResult(resp, body)
 }
 
@@ -297,8 +300,12 @@ func httpResult(resp *http.Response, body []byte) error {
 
 // permanent reports whether a transport error would recur on a retry: a
 // certificate that does not verify, a TLS handshake with a server that
-// does not speak TLS.
+// does not speak TLS (net/http turns the RecordHeaderError of one that
+// answers in plain HTTP into ErrSchemeMismatch).
 func permanent(err error) bool {
+	if errors.Is(err, http.ErrSchemeMismatch) {
+		return true
+	}
 	var verify *tls.CertificateVerificationError
 	var record tls.RecordHeaderError
 	var unknownCA x509.UnknownAuthorityError
@@ -329,7 +336,16 @@ func retryAfter(h http.Header) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+	// A number past int64 is its largest (ErrRange), and one past a
+	// Duration the longest wait: never one wrapped round to a short or
+	// negative wait.
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if s < 0 {
+			return 0
+		}
+		if s > int64(math.MaxInt64/time.Second) {
+			return math.MaxInt64
+		}
 		return time.Duration(s) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {

@@ -547,6 +547,23 @@ func TestGRPCStatus(t *testing.T) {
 			}
 			return nil
 		}, 2, ""},
+		{"unavailable with a RetryInfo longer than the export may take", func(int) error {
+			st, err := status.New(grpccodes.Unavailable, "come back tomorrow").WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(24 * time.Hour)})
+			if err != nil {
+				return err
+			}
+			return st.Err()
+		}, 1, `UNAVAILABLE): "come back tomorrow"`},
+		{"resource exhausted with a RetryInfo of no delay", func(n int) error {
+			if n == 0 {
+				st, err := status.New(grpccodes.ResourceExhausted, "now").WithDetails(&errdetails.RetryInfo{})
+				if err != nil {
+					return err
+				}
+				return st.Err()
+			}
+			return nil
+		}, 2, ""},
 		{"resource exhausted without", func(int) error { return status.Error(grpccodes.ResourceExhausted, "full") }, 1,
 			`gRPC status 8 (RESOURCE_EXHAUSTED): "full"`},
 		{"invalid argument, message percent-encoded on the wire", func(int) error { return status.Error(grpccodes.InvalidArgument, "bad span: 100% é") }, 1,

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -183,14 +184,15 @@ func grpcResult(resp *http.Response, body []byte) error {
 
 // grpcError is the error for a gRPC status, retryable when OpenTelemetry's
 // OTLP/gRPC exporters retry it: RESOURCE_EXHAUSTED only when the server
-// says when to retry.
+// says when to retry (a RetryInfo, of no delay included).
 func grpcError(code int, msg, details string) error {
 	err := fmt.Errorf("collector answered gRPC status %d (%s): %s", code, codeName(code), msg)
 	switch code {
 	case codeCanceled, codeDeadlineExceeded, codeAborted, codeOutOfRange, codeUnavailable, codeDataLoss:
-		return &retryable{err: err, after: retryDelay(details)}
+		d, _ := retryDelay(details)
+		return &retryable{err: err, after: d}
 	case codeResourceExhausted:
-		if d := retryDelay(details); d > 0 {
+		if d, ok := retryDelay(details); ok {
 			return &retryable{err: err, after: d}
 		}
 	}
@@ -212,17 +214,16 @@ func codeName(code int) string {
 }
 
 // retryDelay reads the google.rpc.RetryInfo in a grpc-status-details-bin
-// value (a google.rpc.Status whose details (3) are Any messages); zero
-// when there is none.
-func retryDelay(details string) time.Duration {
+// value (a google.rpc.Status whose details (3) are Any messages); ok
+// when there is one, even of no delay.
+func retryDelay(details string) (d time.Duration, ok bool) {
 	if details == "" {
-		return 0
+		return 0, false
 	}
 	b, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(details, "="))
 	if err != nil {
-		return 0
+		return 0, false
 	}
-	var d time.Duration
 	fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) {
 		if num != 3 || typ != protowire.BytesType {
 			return
@@ -240,6 +241,7 @@ func retryDelay(details string) time.Duration {
 		if !strings.HasSuffix(typeURL, "/google.rpc.RetryInfo") {
 			return
 		}
+		ok = true
 		fields(value, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) {
 			if num != 1 || typ != protowire.BytesType {
 				return
@@ -253,12 +255,19 @@ func retryDelay(details string) time.Duration {
 					nanos = n
 				}
 			})
-			if secs < uint64(time.Hour/time.Second) && nanos < 1e9 {
+			// Seconds are an int64 (a negative one is no delay); a
+			// delay past a Duration's range is the longest, so that the
+			// retry loop gives up as OpenTelemetry's exporters do.
+			switch {
+			case secs > math.MaxInt64 || nanos >= 1e9:
+			case secs >= uint64(math.MaxInt64/time.Second):
+				d = math.MaxInt64
+			default:
 				d = time.Duration(secs)*time.Second + time.Duration(nanos)
 			}
 		})
 	})
-	return d
+	return d, ok
 }
 
 var errStopped = errors.New("otlp: the exporter is shut down")
