@@ -10,8 +10,9 @@ import (
 	yaml "go.yaml.in/yaml/v4"
 )
 
-// maxValues bounds the values one file may expand to, aliases included: a
-// few lines of anchors and aliases can otherwise stand for billions.
+// maxValues bounds the values one file may expand to, aliases and merges
+// (<<) included: a few lines of anchors and aliases can otherwise stand
+// for billions.
 const maxValues = 1_000_000
 
 // yamlError is a file that is not YAML this loader reads, at Line (0:
@@ -152,8 +153,12 @@ func (c *converter) mapping(n *yaml.Node, out map[string]any, aliases int) error
 }
 
 // merge adds the pairs of the map, or list of maps, that m stands for to
-// out.
+// out. Each merge counts as a value: a merge of an empty map adds none, but
+// merges of merges of it are work all the same.
 func (c *converter) merge(m *yaml.Node, out map[string]any, aliases int) error {
+	if c.values++; c.values > maxValues {
+		return &yamlError{Line: m.Line, Message: fmt.Sprintf("the file expands to more than %d values (aliases)", maxValues)}
+	}
 	for m.Kind == yaml.AliasNode {
 		if aliases >= maxAliasDepth || m.Alias == nil {
 			return &yamlError{Line: m.Line, Message: "aliases nested too deep"}

@@ -96,6 +96,13 @@ func TestYAMLRefuses(t *testing.T) {
 		p := string(c - 1)
 		bomb += string(c) + ": &" + string(c) + " [*" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + "]\n"
 	}
+	// Merges of empty maps add no values, but following them is work all
+	// the same: ten maps of ten merges each stand for 10^10 of them.
+	mergeBomb := "a: &a {}\n"
+	for c := 'b'; c <= 'k'; c++ {
+		p := "*" + string(c-1)
+		mergeBomb += string(c) + ": &" + string(c) + " {<<: [" + strings.Repeat(p+", ", 9) + p + "]}\n"
+	}
 	for _, tt := range []struct {
 		name, src, msg string
 		line           int
@@ -106,6 +113,7 @@ func TestYAMLRefuses(t *testing.T) {
 		{"merge of a string", "a: {<<: x}\n", "a merge (<<) takes a map or a list of maps", 1},
 		{"unclosed", "a: 1\nb: [x\n", "", 0},
 		{"alias bomb", bomb, "more than 1000000 values", 0},
+		{"merge bomb", mergeBomb, "more than 1000000 values", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := parseYAML([]byte(tt.src))
