@@ -37,7 +37,7 @@ func (e *yamlError) Error() string { return e.Message }
 // Dates, times, yes/no and 1e3 stay strings; numbers out of 64-bit range
 // stay strings. Keys are strings. (Only scalars tagged by hand, like
 // !!bool yes, may read otherwise than before: see scalar.) Merge keys (<<) merge, later keys win;
-// a key given twice is an error.
+// a key written twice (as written: see mapping) is an error.
 func parseYAML(data []byte) (any, *yaml.Node, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -121,28 +121,30 @@ func (c *converter) value(n *yaml.Node, aliases int) (any, error) {
 // earlier one of the same key, as the previous loader did: so a merge (<<)
 // replaces the keys before it and gives way to those after it, and of a
 // list of merged maps the last wins. A key written twice in one map is an
-// error.
+// error, << included; as before, keys are compared as written, so 1 and
+// '1' are one key, but 1 and 01 two (the later wins).
 func (c *converter) mapping(n *yaml.Node, out map[string]any, aliases int) error {
 	lines := make(map[string]int, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		line := k.Line
 		for k.Kind == yaml.AliasNode && k.Alias != nil {
 			k = k.Alias
 		}
 		if k.Kind != yaml.ScalarNode {
-			return &yamlError{Line: k.Line, Message: "a key must be a plain value, not a list or a map"}
+			return &yamlError{Line: line, Message: "a key must be a plain value, not a list or a map"}
 		}
+		if at, dup := lines[k.Value]; dup {
+			return &yamlError{Line: line, Message: fmt.Sprintf("mapping key %q already defined at line %d", k.Value, at)}
+		}
+		lines[k.Value] = line
 		if k.Value == "<<" && k.Style == 0 && (k.Tag == "" || k.Tag == "!!merge" || k.Tag == "!!str") {
-			if err := c.merge(v, out, aliases); err != nil {
+			if err := c.merge(v, out, aliases, false); err != nil {
 				return err
 			}
 			continue
 		}
 		key := keyString(k)
-		if at, dup := lines[key]; dup {
-			return &yamlError{Line: k.Line, Message: fmt.Sprintf("mapping key %q already defined at line %d", key, at)}
-		}
-		lines[key] = k.Line
 		val, err := c.value(v, aliases)
 		if err != nil {
 			return err
@@ -153,30 +155,32 @@ func (c *converter) mapping(n *yaml.Node, out map[string]any, aliases int) error
 }
 
 // merge adds the pairs of the map, or list of maps, that m stands for to
-// out. Each merge counts as a value: a merge of an empty map adds none, but
-// merges of merges of it are work all the same.
-func (c *converter) merge(m *yaml.Node, out map[string]any, aliases int) error {
+// out; inList: m is an entry of such a list, so a map. Each merge counts as
+// a value: a merge of an empty map adds none, but merges of merges of it
+// are work all the same.
+func (c *converter) merge(m *yaml.Node, out map[string]any, aliases int, inList bool) error {
+	line := m.Line
 	if c.values++; c.values > maxValues {
-		return &yamlError{Line: m.Line, Message: fmt.Sprintf("the file expands to more than %d values (aliases)", maxValues)}
+		return &yamlError{Line: line, Message: fmt.Sprintf("the file expands to more than %d values (aliases)", maxValues)}
 	}
 	for m.Kind == yaml.AliasNode {
 		if aliases >= maxAliasDepth || m.Alias == nil {
-			return &yamlError{Line: m.Line, Message: "aliases nested too deep"}
+			return &yamlError{Line: line, Message: "aliases nested too deep"}
 		}
 		m, aliases = m.Alias, aliases+1
 	}
-	switch m.Kind {
-	case yaml.MappingNode:
+	switch {
+	case m.Kind == yaml.MappingNode:
 		return c.mapping(m, out, aliases)
-	case yaml.SequenceNode:
+	case m.Kind == yaml.SequenceNode && !inList:
 		for _, e := range m.Content {
-			if err := c.merge(e, out, aliases); err != nil {
+			if err := c.merge(e, out, aliases, true); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return &yamlError{Line: m.Line, Message: "a merge (<<) takes a map or a list of maps"}
+	return &yamlError{Line: line, Message: "a merge (<<) takes a map or a list of maps"}
 }
 
 // keyString is the map key k stands for. As with the previous loader, a

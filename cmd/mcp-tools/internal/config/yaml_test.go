@@ -31,6 +31,10 @@ var yamlCorpus = []string{
 	"? a\n: 1", "a: !!bool true", "a: !!null ''", "a: [a, b]: c",
 	"00000000: x", "~: x", "1.50: x", "0x1F: x", "True: x", ".inf: x", "'01': x", "1e3: x", "-0: x", "1_0: x",
 	"18446744073709551616: x", "!!str 01: x", "1.0: x", "0.000001: x", "1234567.0: x", "'<<': {a: 1}",
+	// Keys are compared as written: two that print alike are two keys,
+	// and the later wins.
+	"1: a\n01: b", "0x1: a\n1: b", "true: a\nTrue: b", "null: a\n~: b", "1.0: a\n1: b", "1.5: a\n1.50: b",
+	"~: a\nnull: b",
 }
 
 // goccyJSON is what the old loader made of src, as JSON; "error" when it
@@ -113,6 +117,11 @@ func TestYAMLRefuses(t *testing.T) {
 		{"merge of a string", "a: {<<: x}\n", "a merge (<<) takes a map or a list of maps", 1},
 		{"unclosed", "a: 1\nb: [x\n", "", 0},
 		{"alias bomb", bomb, "more than 1000000 values", 0},
+		{"duplicate merge", "x: &x {a: 1}\nz:\n  <<: *x\n  <<: {a: 3}\n", `mapping key "<<" already defined at line 3`, 4},
+		{"duplicate as written", "'01': a\n01: b\n", `mapping key "01" already defined at line 1`, 2},
+		{"duplicate alias key", "a: &k x\nb:\n  x: 1\n  *k : 2\n", `mapping key "x" already defined at line 3`, 4},
+		{"merge of a list of lists", "a:\n  <<: [{b: 1}, [{c: 1}]]\n", "a merge (<<) takes a map or a list of maps", 2},
+		{"merge of an alias of a list", "x: &x [{b: 1}]\na:\n  <<: [*x]\n", "a merge (<<) takes a map or a list of maps", 3},
 		{"merge bomb", mergeBomb, "more than 1000000 values", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
