@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -37,10 +38,11 @@ func (e *yamlError) Error() string { return e.Message }
 // Dates, times, yes/no and 1e3 stay strings; numbers out of 64-bit range
 // stay strings. Keys are strings. (Only scalars tagged by hand, like
 // !!bool yes, may read otherwise than before: see scalar.) Merge keys (<<) merge, later keys win;
-// a key written twice (as written: see mapping) is an error.
+// a key written twice (as written: see mapping) is an error. A %YAML
+// directive may say 1.0 to 1.3.
 func parseYAML(data []byte) (any, *yaml.Node, error) {
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	if err := yaml.Unmarshal(asYAML11(data), &root); err != nil {
 		return nil, nil, yamlErr(err)
 	}
 	if root.Kind == 0 {
@@ -52,6 +54,44 @@ func parseYAML(data []byte) (any, *yaml.Node, error) {
 		return nil, nil, err
 	}
 	return v, &root, nil
+}
+
+// asYAML11 rewrites a %YAML 1.0, 1.2 or 1.3 directive at the head of data
+// to %YAML 1.1, the one version the parser takes: the previous loader took
+// all four, and the version changes nothing here (plain scalars resolve as
+// parseYAML says whatever it is). Only the digits change, so every line
+// stays where it was.
+func asYAML11(data []byte) []byte {
+	i := len(data) - len(bytes.TrimPrefix(data, []byte("\ufeff")))
+	for i < len(data) {
+		end := bytes.IndexByte(data[i:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += i
+		}
+		line := data[i:end]
+		switch t := bytes.TrimLeft(line, " \t\r"); {
+		case len(t) == 0 || t[0] == '#':
+		case bytes.HasPrefix(line, []byte("%YAML ")) || bytes.HasPrefix(line, []byte("%YAML\t")):
+			v := bytes.TrimLeft(line[len("%YAML"):], " \t")
+			if len(v) < 3 || len(v) > 3 && !bytes.ContainsAny(v[3:4], " \t\r") {
+				return data
+			}
+			switch string(v[:3]) {
+			case "1.0", "1.2", "1.3":
+				out := bytes.Clone(data)
+				copy(out[end-len(v):], "1.1")
+				return out
+			}
+			return data
+		case line[0] == '%':
+		default:
+			return data
+		}
+		i = end + 1
+	}
+	return data
 }
 
 // yamlErr turns the parser's error into a yamlError with its line.

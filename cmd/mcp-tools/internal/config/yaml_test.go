@@ -35,6 +35,10 @@ var yamlCorpus = []string{
 	// and the later wins.
 	"1: a\n01: b", "0x1: a\n1: b", "true: a\nTrue: b", "null: a\n~: b", "1.0: a\n1: b", "1.5: a\n1.50: b",
 	"~: a\nnull: b",
+	// The parser takes %YAML 1.1 only; the previous loader 1.0 to 1.3.
+	"%YAML 1.2\n---\na: 1", "%YAML 1.0\n---\na: 1", "%YAML 1.3\n---\na: yes", "%YAML\t1.2   # c\n---\na: 1",
+	"# head\n\n%YAML 1.2\n---\na: 1\n", "%YAML 1.2\na: 1", "%YAML 2.0\n---\na: 1",
+	"%YAML 1.2\n%YAML 1.2\n---\na: 1", "%YAML 1.1\n---\na: 0755", "a: |\n  %YAML 1.2\n", "\"a\": 1\n...\n%YAML 1.2\n---\nb: 2",
 }
 
 // goccyJSON is what the old loader made of src, as JSON; "error" when it
