@@ -2,11 +2,14 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -43,7 +46,15 @@ func (e *yamlError) Error() string { return e.Message }
 func parseYAML(data []byte) (any, *yaml.Node, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(asYAML11(data), &root); err != nil {
-		return nil, nil, yamlErr(err)
+		// A JSON file may hold the two escapes the parser does not take.
+		js, ok := jsonEscapes(data)
+		if !ok {
+			return nil, nil, yamlErr(err)
+		}
+		root = yaml.Node{}
+		if err := yaml.Unmarshal(js, &root); err != nil {
+			return nil, nil, yamlErr(err)
+		}
 	}
 	if root.Kind == 0 {
 		return nil, &root, nil
@@ -92,6 +103,52 @@ func asYAML11(data []byte) []byte {
 		i = end + 1
 	}
 	return data
+}
+
+// jsonEscapes rewrites, in the strings of data when it is JSON, the
+// escapes JSON has and the parser does not take: \/ becomes /, and a
+// UTF-16 surrogate pair (\ud83d\ude00, as JSON writes characters past
+// U+FFFF when it keeps to ASCII) becomes the one \U escape of its
+// character, as the previous loader read them. A lone surrogate stays, and
+// is refused. ok: data is JSON and something was rewritten.
+func jsonEscapes(data []byte) (out []byte, ok bool) {
+	if !json.Valid(data) {
+		return nil, false
+	}
+	out = make([]byte, 0, len(data))
+	in := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case c == '"':
+			in = !in
+		case in && c == '\\' && data[i+1] == '/':
+			out, i, ok = append(out, '/'), i+1, true
+			continue
+		case in && c == '\\' && data[i+1] == 'u':
+			// Valid JSON: four hex digits follow.
+			r1 := hex4(data[i+2 : i+6])
+			if utf16.IsSurrogate(r1) && i+12 <= len(data) && data[i+6] == '\\' && data[i+7] == 'u' {
+				if r := utf16.DecodeRune(r1, hex4(data[i+8:i+12])); r != utf8.RuneError {
+					out, i, ok = fmt.Appendf(out, "\\U%08X", r), i+11, true
+					continue
+				}
+			}
+			out, i = append(out, data[i:i+6]...), i+5
+			continue
+		case in && c == '\\':
+			out, i = append(out, c, data[i+1]), i+1
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, ok
+}
+
+// hex4 reads four hex digits.
+func hex4(b []byte) rune {
+	n, _ := strconv.ParseUint(string(b), 16, 32)
+	return rune(n)
 }
 
 // yamlErr turns the parser's error into a yamlError with its line.

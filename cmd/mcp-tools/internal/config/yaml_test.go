@@ -38,6 +38,10 @@ var yamlCorpus = []string{
 	// The parser takes %YAML 1.1 only; the previous loader 1.0 to 1.3.
 	"%YAML 1.2\n---\na: 1", "%YAML 1.0\n---\na: 1", "%YAML 1.3\n---\na: yes", "%YAML\t1.2   # c\n---\na: 1",
 	"# head\n\n%YAML 1.2\n---\na: 1\n", "%YAML 1.2\na: 1", "%YAML 2.0\n---\na: 1",
+	// JSON is YAML, but for two escapes the parser does not take: \/ and
+	// the UTF-16 surrogate pairs JSON writes characters past U+FFFF as.
+	`{"url": "https:\/\/example.com\/x"}`, `{"a": "\ud83d\ude00 \uD83D\uDE00!"}`, `{"a": "\\/ \\\/", "b": ["\/"]}`,
+	"{\n\t\"a\": \"\\/\",\n\t\"b\": 1\n}\n", `{"a": "\ud800"}`, `{"a": "\ud800\u0041"}`, `{"a": "\/"`,
 	"%YAML 1.2\n%YAML 1.2\n---\na: 1", "%YAML 1.1\n---\na: 0755", "a: |\n  %YAML 1.2\n", "\"a\": 1\n...\n%YAML 1.2\n---\nb: 2",
 }
 
