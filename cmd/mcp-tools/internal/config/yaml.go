@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -49,11 +50,11 @@ func parseYAML(data []byte) (any, *yaml.Node, error) {
 		// A JSON file may hold the two escapes the parser does not take.
 		js, ok := jsonEscapes(data)
 		if !ok {
-			return nil, nil, yamlErr(err)
+			return nil, nil, yamlErr(err, data)
 		}
 		root = yaml.Node{}
 		if err := yaml.Unmarshal(js, &root); err != nil {
-			return nil, nil, yamlErr(err)
+			return nil, nil, yamlErr(err, js)
 		}
 	}
 	if root.Kind == 0 {
@@ -151,11 +152,24 @@ func hex4(b []byte) rune {
 	return rune(n)
 }
 
-// yamlErr turns the parser's error into a yamlError with its line.
-func yamlErr(err error) error {
+// yamlErr turns the parser's error on data into a yamlError with its line.
+// The parser counts the lines of its own (not its scanner's) errors from
+// 0, has none for bytes that are not UTF-8 or characters YAML does not
+// allow, and none for an alias of an anchor that is not there: yamlErr
+// counts from 1 and finds the others.
+func yamlErr(err error, data []byte) error {
 	var pe *yaml.ParserError
 	if errors.As(err, &pe) {
-		return &yamlError{Line: pe.Line, Message: pe.Message}
+		line := pe.Line
+		switch {
+		case parserProblems[pe.Message]:
+			line++
+		case readerProblem(pe.Message):
+			line = badCharLine(data)
+		case line == 0: // a scanner's error on the first line
+			line = 1
+		}
+		return &yamlError{Line: line, Message: pe.Message}
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
@@ -166,7 +180,85 @@ func yamlErr(err error) error {
 			}
 		}
 	}
+	if line == 0 && strings.HasPrefix(msg, "unknown anchor ") {
+		line = firstFailingLine(data, err.Error())
+	}
 	return &yamlError{Line: line, Message: msg}
+}
+
+// parserProblems are the messages of the parser's own errors, whose
+// lines it counts from 0.
+var parserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found incompatible YAML document":       true,
+	"found duplicate %YAML directive":        true,
+	"found duplicate %TAG directive":         true,
+	"found undefined tag handle":             true,
+}
+
+// readerProblem reports whether msg is the parser's message for bytes it
+// cannot read as characters, or characters YAML does not allow.
+func readerProblem(msg string) bool {
+	for _, p := range []string{"control characters are not allowed", "invalid leading UTF-8 octet",
+		"incomplete UTF-8 octet sequence", "invalid trailing UTF-8 octet", "invalid length of a UTF-8 sequence",
+		"invalid Unicode character"} {
+		if msg == p {
+			return true
+		}
+	}
+	return false
+}
+
+// badCharLine is the line of the first byte of data that is not UTF-8 or
+// the first character YAML does not allow; 0 when there is none.
+func badCharLine(data []byte) int {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	line := 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			return line
+		case r == '\n':
+			line++
+		case r == '\t', r == '\r', r == 0x85, r >= 0x20 && r <= 0x7E, r >= 0xA0 && r <= 0xD7FF,
+			r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+		default:
+			return line
+		}
+		i += n
+	}
+	return 0
+}
+
+// firstFailingLine is the first line of data through which it fails to
+// parse with the message msg: the line of the problem, when the problem is
+// one the parser knows no line of. 0 when there is none.
+func firstFailingLine(data []byte, msg string) int {
+	var ends []int
+	for i, c := range data {
+		if c == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(data) {
+		ends = append(ends, len(data))
+	}
+	fails := func(i int) bool {
+		var n yaml.Node
+		err := yaml.Unmarshal(asYAML11(data[:ends[i]]), &n)
+		return err != nil && err.Error() == msg
+	}
+	if !fails(len(ends) - 1) {
+		return 0
+	}
+	return sort.Search(len(ends), fails) + 1
 }
 
 // converter turns nodes into values, counting them against maxValues.

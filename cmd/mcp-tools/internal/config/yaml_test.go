@@ -148,6 +148,42 @@ func TestYAMLRefuses(t *testing.T) {
 	}
 }
 
+// TestYAMLErrorLines: a file the parser refuses is refused at the line
+// of its problem (or of the construct it is in), counted from 1.
+func TestYAMLErrorLines(t *testing.T) {
+	for _, tt := range []struct {
+		src  string
+		line int
+	}{
+		{"a: 1\nb: 2\n- c\n", 3},
+		{"- a\nb: 1\n", 2},
+		{"a: 1\nb: [1, 2\n", 2},
+		{"a: 1\nb: {x: 1\n", 2},
+		{"a: 1\nb: &a &b x\n", 2},
+		{"a: 1\nb: |\n  x\n y\n", 4},
+		{"a: 1\nb:\n  c: 1\n d: 2\n", 4},
+		{"%YAML 2.0\n---\na: 1\n", 1},
+		{"a: \"\\q\"\n", 1},
+		{"a: 1\n\tb: 2\n", 2},
+		{"a: 1\nb: \"x\\q\"\n", 2},
+		{"a: 1\n\nb: \x01\n", 3},
+		{"a: 1\n\nb: \xff\n", 3},
+		{"a: \xc3\n", 1},
+		{"a: 1 # *x\nb: [1, *x]\n", 2},
+		{"a: *x\n", 1},
+	} {
+		_, _, err := parseYAML([]byte(tt.src))
+		ye, ok := err.(*yamlError)
+		if !ok {
+			t.Errorf("%q: got %v (%T), want a *yamlError", tt.src, err, err)
+			continue
+		}
+		if ye.Line != tt.line {
+			t.Errorf("%q: %s at line %d, want line %d", tt.src, ye.Message, ye.Line, tt.line)
+		}
+	}
+}
+
 func TestLineOf(t *testing.T) {
 	src := "server:\n  call_timeout: 5x\ntools:\n  - name: a\n    process:\n      command: [sh]\n  - name: b\n    env: {K: v}\n"
 	_, root, err := parseYAML([]byte(src))
