@@ -183,3 +183,41 @@ func TestParseStateSettings(t *testing.T) {
 		t.Errorf("unset password variable: %v, want it named", err)
 	}
 }
+
+// TestParseNumbersOutOfReach: a number the file's field cannot hold (±.inf
+// and .nan, which JSON has no form for, or a whole number past the field's
+// range) is a problem at its key and line, like any other wrong value.
+func TestParseNumbersOutOfReach(t *testing.T) {
+	src := `server:
+  max_in_flight: 99999999999999999999999
+  max_calls_per_session: 18446744073709551615
+  call_timeout: 3 parsecs
+  colour: .nan
+  allowed_origins: [.inf]
+tools:
+  - name: x
+    description: d
+    rate: .inf
+    process: {command: [sh], max_stdout: -.inf}
+`
+	_, err := Parse("x.yaml", []byte(src), t.TempDir(), env(nil))
+	if err == nil {
+		t.Fatal("Parse = nil, want the numbers refused")
+	}
+	for _, want := range []string{
+		`x.yaml:2: server.max_in_flight: want a whole number like 10, got the text "99999999999999999999999"`,
+		`x.yaml:3: server.max_calls_per_session: want a whole number like 10, got 18446744073709551615 (too large)`,
+		`x.yaml:4: server.call_timeout: "3 parsecs" is not a duration`,
+		`x.yaml:5: server.colour: unknown field "server.colour"`,
+		`x.yaml:6: server.allowed_origins[0]: want text like "abc", got .inf`,
+		`x.yaml:10: tools[0].rate: want a number like 2.5, got .inf`,
+		`x.yaml:11: tools[0].process.max_stdout: want a whole number like 10, got -.inf`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q:\n%v", want, err)
+		}
+	}
+	if n := strings.Count(err.Error(), "allowed_origins[0]"); n != 1 {
+		t.Errorf("allowed_origins reported %d times, want once:\n%v", n, err)
+	}
+}

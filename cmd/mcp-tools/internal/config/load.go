@@ -112,6 +112,15 @@ func Parse(name string, data []byte, dir string, env LookupEnv) (*File, error) {
 	if doc == nil {
 		doc = map[string]any{}
 	}
+	// Every problem in one pass: a value the schema refuses is reported
+	// and dropped, and the rest of the file is still decoded and checked;
+	// so is a number out of the reach of JSON or of its field, first.
+	var problems []Problem
+	reported := map[string]bool{}
+	for _, p := range outOfReach(doc, "") {
+		problems = append(problems, p)
+		reported[p.Path] = true
+	}
 	js, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fail([]Problem{{Message: "cannot read the file as data: " + err.Error()}})
@@ -120,11 +129,10 @@ func Parse(name string, data []byte, dir string, env LookupEnv) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: schema: %w", err)
 	}
-	// Every problem in one pass: a value the schema refuses is reported
-	// and dropped, and the rest of the file is still decoded and checked.
-	var problems []Problem
-	reported := map[string]bool{}
 	for _, p := range v.Problems(js) {
+		if reported[p.Field] {
+			continue
+		}
 		msg := strings.TrimPrefix(p.Message, "field \""+p.Field+"\": ")
 		old, dropped := drop(doc, p.Field)
 		if want := expected(goType(p.Field)); p.Keyword == "type" && want != "" && dropped {

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -73,6 +74,70 @@ func drop(doc any, p string) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// outOfReach reports, and drops from doc (the value at path p), the
+// numbers JSON has no form for (±.inf and .nan) and the whole numbers
+// past the range of the field they are given for. A value under a key
+// the file does not know becomes null, so that the key is still reported
+// as unknown.
+func outOfReach(doc any, p string) []Problem {
+	var problems []Problem
+	bad := func(path string, v any) (string, bool) {
+		t := goType(path)
+		switch v := v.(type) {
+		case float64:
+			if !math.IsInf(v, 0) && !math.IsNaN(v) {
+				return "", false
+			}
+			if want := expected(t); want != "" {
+				return fmt.Sprintf("want %s, got %s", want, describe(v)), true
+			}
+			return "", true
+		case uint64:
+			if t != nil && (t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64 &&
+				(v > math.MaxInt64 || reflect.Zero(t).OverflowInt(int64(v))) ||
+				t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr && reflect.Zero(t).OverflowUint(v)) {
+				return fmt.Sprintf("want %s, got %d (too large)", expected(t), v), true
+			}
+		case int64:
+			if t != nil && (t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64 && reflect.Zero(t).OverflowInt(v) ||
+				t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr) {
+				return fmt.Sprintf("want %s, got %d (too small)", expected(t), v), true
+			}
+		}
+		return "", false
+	}
+	switch d := doc.(type) {
+	case map[string]any:
+		for k, v := range d {
+			path := k
+			if p != "" {
+				path = p + "." + k
+			}
+			if msg, ok := bad(path, v); !ok {
+				problems = append(problems, outOfReach(v, path)...)
+			} else if msg == "" {
+				d[k] = nil
+			} else {
+				problems = append(problems, Problem{Path: path, Message: msg})
+				delete(d, k)
+			}
+		}
+	case []any:
+		for i, v := range d {
+			path := fmt.Sprintf("%s[%d]", p, i)
+			if msg, ok := bad(path, v); !ok {
+				problems = append(problems, outOfReach(v, path)...)
+			} else {
+				if msg != "" {
+					problems = append(problems, Problem{Path: path, Message: msg})
+				}
+				d[i] = nil
+			}
+		}
+	}
+	return problems
 }
 
 var durationType = reflect.TypeFor[Duration]()
@@ -158,6 +223,15 @@ func describe(v any) string {
 		return "a list"
 	case map[string]any:
 		return "a mapping"
+	case float64:
+		switch {
+		case math.IsInf(v, 1):
+			return ".inf"
+		case math.IsInf(v, -1):
+			return "-.inf"
+		case math.IsNaN(v):
+			return ".nan"
+		}
 	}
 	b, _ := json.Marshal(v)
 	return clipText(string(b))

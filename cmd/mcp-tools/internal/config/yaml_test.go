@@ -31,6 +31,18 @@ var yamlCorpus = []string{
 	"? a\n: 1", "a: !!bool true", "a: !!null ''", "a: [a, b]: c",
 	"00000000: x", "~: x", "1.50: x", "0x1F: x", "True: x", ".inf: x", "'01': x", "1e3: x", "-0: x", "1_0: x",
 	"18446744073709551616: x", "!!str 01: x", "1.0: x", "0.000001: x", "1234567.0: x", "'<<': {a: 1}",
+	// Keys are compared as written: two that print alike are two keys,
+	// and the later wins.
+	"1: a\n01: b", "0x1: a\n1: b", "true: a\nTrue: b", "null: a\n~: b", "1.0: a\n1: b", "1.5: a\n1.50: b",
+	"~: a\nnull: b",
+	// The parser takes %YAML 1.1 only; the previous loader 1.0 to 1.3.
+	"%YAML 1.2\n---\na: 1", "%YAML 1.0\n---\na: 1", "%YAML 1.3\n---\na: yes", "%YAML\t1.2   # c\n---\na: 1",
+	"# head\n\n%YAML 1.2\n---\na: 1\n", "%YAML 1.2\na: 1", "%YAML 2.0\n---\na: 1",
+	// JSON is YAML, but for two escapes the parser does not take: \/ and
+	// the UTF-16 surrogate pairs JSON writes characters past U+FFFF as.
+	`{"url": "https:\/\/example.com\/x"}`, `{"a": "\ud83d\ude00 \uD83D\uDE00!"}`, `{"a": "\\/ \\\/", "b": ["\/"]}`,
+	"{\n\t\"a\": \"\\/\",\n\t\"b\": 1\n}\n", `{"a": "\ud800"}`, `{"a": "\ud800\u0041"}`, `{"a": "\/"`,
+	"%YAML 1.2\n%YAML 1.2\n---\na: 1", "%YAML 1.1\n---\na: 0755", "a: |\n  %YAML 1.2\n", "\"a\": 1\n...\n%YAML 1.2\n---\nb: 2",
 }
 
 // goccyJSON is what the old loader made of src, as JSON; "error" when it
@@ -96,6 +108,13 @@ func TestYAMLRefuses(t *testing.T) {
 		p := string(c - 1)
 		bomb += string(c) + ": &" + string(c) + " [*" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + "]\n"
 	}
+	// Merges of empty maps add no values, but following them is work all
+	// the same: ten maps of ten merges each stand for 10^10 of them.
+	mergeBomb := "a: &a {}\n"
+	for c := 'b'; c <= 'k'; c++ {
+		p := "*" + string(c-1)
+		mergeBomb += string(c) + ": &" + string(c) + " {<<: [" + strings.Repeat(p+", ", 9) + p + "]}\n"
+	}
 	for _, tt := range []struct {
 		name, src, msg string
 		line           int
@@ -106,6 +125,12 @@ func TestYAMLRefuses(t *testing.T) {
 		{"merge of a string", "a: {<<: x}\n", "a merge (<<) takes a map or a list of maps", 1},
 		{"unclosed", "a: 1\nb: [x\n", "", 0},
 		{"alias bomb", bomb, "more than 1000000 values", 0},
+		{"duplicate merge", "x: &x {a: 1}\nz:\n  <<: *x\n  <<: {a: 3}\n", `mapping key "<<" already defined at line 3`, 4},
+		{"duplicate as written", "'01': a\n01: b\n", `mapping key "01" already defined at line 1`, 2},
+		{"duplicate alias key", "a: &k x\nb:\n  x: 1\n  *k : 2\n", `mapping key "x" already defined at line 3`, 4},
+		{"merge of a list of lists", "a:\n  <<: [{b: 1}, [{c: 1}]]\n", "a merge (<<) takes a map or a list of maps", 2},
+		{"merge of an alias of a list", "x: &x [{b: 1}]\na:\n  <<: [*x]\n", "a merge (<<) takes a map or a list of maps", 3},
+		{"merge bomb", mergeBomb, "more than 1000000 values", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := parseYAML([]byte(tt.src))
@@ -120,6 +145,42 @@ func TestYAMLRefuses(t *testing.T) {
 				t.Errorf("got line %d, want %d", ye.Line, tt.line)
 			}
 		})
+	}
+}
+
+// TestYAMLErrorLines: a file the parser refuses is refused at the line
+// of its problem (or of the construct it is in), counted from 1.
+func TestYAMLErrorLines(t *testing.T) {
+	for _, tt := range []struct {
+		src  string
+		line int
+	}{
+		{"a: 1\nb: 2\n- c\n", 3},
+		{"- a\nb: 1\n", 2},
+		{"a: 1\nb: [1, 2\n", 2},
+		{"a: 1\nb: {x: 1\n", 2},
+		{"a: 1\nb: &a &b x\n", 2},
+		{"a: 1\nb: |\n  x\n y\n", 4},
+		{"a: 1\nb:\n  c: 1\n d: 2\n", 4},
+		{"%YAML 2.0\n---\na: 1\n", 1},
+		{"a: \"\\q\"\n", 1},
+		{"a: 1\n\tb: 2\n", 2},
+		{"a: 1\nb: \"x\\q\"\n", 2},
+		{"a: 1\n\nb: \x01\n", 3},
+		{"a: 1\n\nb: \xff\n", 3},
+		{"a: \xc3\n", 1},
+		{"a: 1 # *x\nb: [1, *x]\n", 2},
+		{"a: *x\n", 1},
+	} {
+		_, _, err := parseYAML([]byte(tt.src))
+		ye, ok := err.(*yamlError)
+		if !ok {
+			t.Errorf("%q: got %v (%T), want a *yamlError", tt.src, err, err)
+			continue
+		}
+		if ye.Line != tt.line {
+			t.Errorf("%q: %s at line %d, want line %d", tt.src, ye.Message, ye.Line, tt.line)
+		}
 	}
 }
 
