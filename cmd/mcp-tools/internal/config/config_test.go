@@ -221,3 +221,28 @@ tools:
 		t.Errorf("allowed_origins reported %d times, want once:\n%v", n, err)
 	}
 }
+
+// TestJSONNumbersWithExponent checks that a JSON file's numbers are numbers
+// however they are written, in the config's own fields and in an input
+// schema, while YAML keeps 1e-3 as text, as the loader always has.
+func TestJSONNumbersWithExponent(t *testing.T) {
+	src := `{"tools": [{"name": "x", "description": "d", "rate": 2.5e-1, "process": {"command": ["true"]},
+  "input_schema": {"type": "object", "properties": {"n": {"type": "number", "maximum": 1E6, "minimum": -1e+3}}}}]}`
+	f, err := Parse("t.json", []byte(src), t.TempDir(), env(nil))
+	if err != nil {
+		t.Fatalf("JSON with exponents: %v", err)
+	}
+	if got := f.Tools[0].Rate; got != 0.25 {
+		t.Errorf("rate = %v, want 0.25", got)
+	}
+	if got, want := string(*f.Tools[0].InputSchema), `"maximum":1000000`; !strings.Contains(got, want) {
+		t.Errorf("input_schema = %s, want it to hold %s", got, want)
+	}
+	if !strings.Contains(string(*f.Tools[0].InputSchema), `"minimum":-1000`) {
+		t.Errorf("input_schema = %s, want minimum -1000", *f.Tools[0].InputSchema)
+	}
+	yml := "tools:\n  - name: x\n    description: d\n    rate: 1e-3\n    process: {command: [\"true\"]}\n"
+	if _, err := Parse("t.yaml", []byte(yml), t.TempDir(), env(nil)); err == nil || !strings.Contains(err.Error(), "rate") {
+		t.Errorf("YAML rate: 1e-3 = %v, want it refused as text at rate", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,11 +40,12 @@ func (e *yamlError) Error() string { return e.Message }
 // ~ or nothing), a bool (true, True, TRUE and the same for false), ±.inf or
 // .nan, an integer (decimal, 0x, 0o, 0b, or a leading 0 for octal, with _
 // between digits, signed or not), a float (one dot), or else a string.
-// Dates, times, yes/no and 1e3 stay strings; numbers out of 64-bit range
-// stay strings. Keys are strings. (Only scalars tagged by hand, like
-// !!bool yes, may read otherwise than before: see scalar.) Merge keys (<<) merge, later keys win;
-// a key written twice (as written: see mapping) is an error. A %YAML
-// directive may say 1.0 to 1.3.
+// Dates, times, yes/no and 1e3 stay strings (but in a file that is JSON,
+// a number with an exponent is a number, as JSON says); numbers out of
+// 64-bit range stay strings. Keys are strings. (Only scalars tagged by
+// hand, like !!bool yes, may read otherwise than before: see scalar.)
+// Merge keys (<<) merge, later keys win; a key written twice (as written:
+// see mapping) is an error. A %YAML directive may say 1.0 to 1.3.
 func parseYAML(data []byte) (any, *yaml.Node, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(asYAML11(data), &root); err != nil {
@@ -60,7 +62,7 @@ func parseYAML(data []byte) (any, *yaml.Node, error) {
 	if root.Kind == 0 {
 		return nil, &root, nil
 	}
-	c := converter{}
+	c := converter{json: json.Valid(data)}
 	v, err := c.value(&root, 0)
 	if err != nil {
 		return nil, nil, err
@@ -264,7 +266,13 @@ func firstFailingLine(data []byte, msg string) int {
 // converter turns nodes into values, counting them against maxValues.
 type converter struct {
 	values int
+	// json says the file is JSON, whose numbers are numbers however they
+	// are written: 1e-3 too, which YAML's rules above keep as text.
+	json bool
 }
+
+// jsonExponent is a JSON number written with an exponent.
+var jsonExponent = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?[eE][-+]?[0-9]+$`)
 
 // maxAliasDepth bounds aliases followed inside one another.
 const maxAliasDepth = 1000
@@ -301,6 +309,10 @@ func (c *converter) value(n *yaml.Node, aliases int) (any, error) {
 		}
 		return out, nil
 	case yaml.ScalarNode:
+		if c.json && n.Style == 0 && jsonExponent.MatchString(n.Value) {
+			f, _ := strconv.ParseFloat(n.Value, 64) // past float64: ±Inf, which Parse reports
+			return f, nil
+		}
 		return scalar(n), nil
 	}
 	return nil, &yamlError{Line: n.Line, Message: "unknown kind of YAML node"}
