@@ -187,7 +187,8 @@ func (h *HistogramVec) describe() ([]string, error) {
 	if h.err != nil {
 		return nil, fmt.Errorf("%s: %w", h.v.name, h.err)
 	}
-	return []string{h.v.name}, h.v.check("le")
+	n := h.v.name
+	return []string{n, n + "_bucket", n + "_sum", n + "_count"}, h.v.check("le")
 }
 
 func (h *HistogramVec) collect(e *encoder) {

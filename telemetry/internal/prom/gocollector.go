@@ -107,7 +107,8 @@ func NewGoCollector() *GoCollector {
 }
 
 func (c *GoCollector) describe() ([]string, error) {
-	names := []string{"go_goroutines", "go_threads", "go_info", "go_gc_duration_seconds", "go_memstats_last_gc_time_seconds"}
+	names := []string{"go_goroutines", "go_threads", "go_info", "go_memstats_last_gc_time_seconds",
+		"go_gc_duration_seconds", "go_gc_duration_seconds_sum", "go_gc_duration_seconds_count"} // a summary
 	for _, m := range c.memstats {
 		names = append(names, m.name)
 	}

@@ -11,8 +11,10 @@ import (
 // GaugeVec, HistogramVec) or a set of them (GoCollector,
 // ProcessCollector).
 type Collector interface {
-	// describe returns the names of the families written, or why they
-	// cannot be.
+	// describe returns the names of the families written and of the
+	// series they write under other names (a histogram's name_bucket,
+	// name_sum and name_count, a summary's name_sum and name_count), or
+	// why they cannot be written.
 	describe() ([]string, error)
 	// collect writes the families to e.
 	collect(e *encoder)
@@ -32,7 +34,9 @@ type Registry struct {
 func NewRegistry() *Registry { return &Registry{names: map[string]bool{}} }
 
 // Register adds c, or returns an error when a name of c is invalid or is
-// already the name of a family in r (and then adds nothing).
+// already the name of a family in r or of a series one writes (as "h_count"
+// of a histogram "h"; and then adds nothing). client_golang's Gather
+// fails on these pairs; a scraper refuses the second series of a name.
 func (r *Registry) Register(c Collector) error {
 	names, err := c.describe()
 	if err != nil {
@@ -43,7 +47,7 @@ func (r *Registry) Register(c Collector) error {
 	seen := map[string]bool{}
 	for _, n := range names {
 		if r.names[n] || seen[n] {
-			return fmt.Errorf("prom: a family named %q is already registered", n)
+			return fmt.Errorf("prom: a family named %q, or writing series of that name, is already registered", n)
 		}
 		seen[n] = true
 	}

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"github.com/mcp-tools/mcp-tools/telemetry/internal/prom"
 )
 
@@ -156,5 +159,70 @@ func TestWriteTextReportsTheWriteError(t *testing.T) {
 	var buf bytes.Buffer
 	if err := r.WriteText(&buf); err != nil || buf.String() != "# HELP up Up.\n# TYPE up gauge\nup 0\n" {
 		t.Errorf("WriteText: got %q, %v", buf.String(), err)
+	}
+}
+
+// TestSuffixCollisionsAsClientGolang: a family named as a series of a
+// histogram (name_bucket, name_sum, name_count) or of a summary
+// (name_sum, name_count) writes a second series of that name, which a
+// scraper refuses. client_golang's Gather fails on these pairs, whichever
+// comes first; Register must refuse the second, and accept the pairs
+// client_golang accepts.
+func TestSuffixCollisionsAsClientGolang(t *testing.T) {
+	type fam struct{ kind, name string }
+	tests := []struct{ first, second fam }{
+		{fam{"histogram", "h"}, fam{"counter", "h_count"}},
+		{fam{"histogram", "h"}, fam{"gauge", "h_sum"}},
+		{fam{"histogram", "h"}, fam{"counter", "h_bucket"}},
+		{fam{"counter", "h_count"}, fam{"histogram", "h"}},
+		{fam{"gauge", "h_bucket"}, fam{"histogram", "h"}},
+		{fam{"histogram", "h"}, fam{"histogram", "h_bucket"}},
+		{fam{"histogram", "h_sum"}, fam{"histogram", "h"}},
+		{fam{"go", ""}, fam{"counter", "go_gc_duration_seconds_count"}},
+		{fam{"go", ""}, fam{"gauge", "go_gc_duration_seconds_sum"}},
+		{fam{"histogram", "go_gc_duration"}, fam{"go", ""}}, // no collision: _seconds is not a suffix
+		// No collision: a summary has no buckets, a counter no suffixes.
+		{fam{"go", ""}, fam{"gauge", "go_gc_duration_seconds_bucket"}},
+		{fam{"counter", "c"}, fam{"counter", "c_count"}},
+		{fam{"gauge", "g_sum"}, fam{"gauge", "g"}},
+		{fam{"histogram", "h"}, fam{"counter", "h_total"}},
+	}
+	mine := func(f fam) prom.Collector {
+		switch f.kind {
+		case "counter":
+			return prom.NewCounterVec(f.name, "h")
+		case "gauge":
+			return prom.NewGaugeVec(f.name, "h")
+		case "histogram":
+			return prom.NewHistogramVec(f.name, "h", []float64{1})
+		}
+		return prom.NewGoCollector()
+	}
+	theirs := func(f fam) prometheus.Collector {
+		switch f.kind {
+		case "counter":
+			return prometheus.NewCounter(prometheus.CounterOpts{Name: f.name, Help: "h"})
+		case "gauge":
+			return prometheus.NewGauge(prometheus.GaugeOpts{Name: f.name, Help: "h"})
+		case "histogram":
+			return prometheus.NewHistogram(prometheus.HistogramOpts{Name: f.name, Help: "h", Buckets: []float64{1}})
+		}
+		return collectors.NewGoCollector()
+	}
+	for _, tt := range tests {
+		t.Run(tt.first.name+","+tt.second.name, func(t *testing.T) {
+			treg := prometheus.NewRegistry()
+			treg.MustRegister(theirs(tt.first), theirs(tt.second))
+			_, wantErr := treg.Gather()
+			r := prom.NewRegistry()
+			r.MustRegister(mine(tt.first))
+			err := r.Register(mine(tt.second))
+			if (err != nil) != (wantErr != nil) {
+				t.Fatalf("Register: got %v; client_golang's Gather: %v", err, wantErr)
+			}
+			if err == nil {
+				parse(t, r.AppendText(nil)) // one series of each name
+			}
+		})
 	}
 }
