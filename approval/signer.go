@@ -135,10 +135,30 @@ type payload struct {
 }
 
 // canonicalHash hashes args re-marshalled (encoding/json sorts keys), so
-// spacing and key order do not matter.
+// spacing and key order do not matter; numbers keep their text, so two
+// integers past 2^53 that round to the same float64 are not one call.
 func canonicalHash(args json.RawMessage) string {
-	sum := sha256.Sum256(canonical(args))
+	sum := sha256.Sum256(canonicalExact(args))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// canonicalExact is canonical with each number as it was written. It
+// returns raw itself when raw is not JSON.
+func canonicalExact(raw json.RawMessage) []byte {
+	if !json.Valid(raw) {
+		return raw
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 // Sign returns the state for the call b: an opaque, URL-safe token holding

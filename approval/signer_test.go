@@ -61,6 +61,16 @@ func TestSignerVerify(t *testing.T) {
 		{name: "other tool", b: approval.Binding{Session: b.Session, Tool: "file_write", Args: b.Args, CallID: b.CallID}, want: approval.ErrMismatch},
 		{name: "other args", b: approval.Binding{Session: b.Session, Tool: b.Tool, Args: json.RawMessage(`{"a":1,"b":[3,2]}`), CallID: b.CallID}, want: approval.ErrMismatch},
 		{name: "other call", b: approval.Binding{Session: b.Session, Tool: b.Tool, Args: b.Args, CallID: "8"}, want: approval.ErrMismatch},
+		// Past 2^53 two integers can be the same float64: the state is
+		// bound to the exact number, not to its nearest float64.
+		{name: "other large integer", b: approval.Binding{Session: b.Session, Tool: b.Tool, Args: json.RawMessage(`{"account":9007199254740993}`), CallID: b.CallID},
+			want: approval.ErrMismatch, state: func(t *testing.T, s *approval.Signer) string {
+				return s.Sign(approval.Binding{Session: b.Session, Tool: b.Tool, Args: json.RawMessage(`{"account":9007199254740992}`), CallID: b.CallID})
+			}},
+		{name: "same large integer in another key order", b: approval.Binding{Session: b.Session, Tool: b.Tool, Args: json.RawMessage(`{"z":0.1,"account":9007199254740993}`), CallID: b.CallID},
+			state: func(t *testing.T, s *approval.Signer) string {
+				return s.Sign(approval.Binding{Session: b.Session, Tool: b.Tool, Args: json.RawMessage(`{"account": 9007199254740993, "z": 0.1}`), CallID: b.CallID})
+			}},
 		{name: "tampered payload", b: b, want: approval.ErrForged, state: func(t *testing.T, s *approval.Signer) string {
 			return tamper(t, s.Sign(approval.Binding{Session: "s0", Tool: b.Tool, Args: b.Args, CallID: b.CallID}), func(p map[string]any) { p["s"] = "s1" })
 		}},

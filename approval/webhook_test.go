@@ -343,3 +343,20 @@ func TestWebhookFollowsTheApprovalTimeout(t *testing.T) {
 		}
 	})
 }
+
+// TestWebhookEditOfALargeInteger: a reviewer who corrects an integer past
+// 2^53 gets the correction run, even though both round to one float64.
+func TestWebhookEditOfALargeInteger(t *testing.T) {
+	info := tools.Info{Name: "transfer", InputSchema: json.RawMessage(`{"type":"object","properties":{"account":{"type":"integer"}}}`)}
+	args := json.RawMessage(`{"account":12345678901234567}`)
+	h := &hook{reply: reply{status: 200, body: `{"decision":"edit","arguments":{"account":12345678901234569}}`}}
+	srv := h.start(t)
+	w := &approval.Webhook{URL: srv.URL}
+	out, err := w.Decide(context.Background(), approval.Request{Session: "s1"}, info, args, schema.MustCompile(info.InputSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Decision != approval.Edit || !strings.Contains(string(out.Args), "12345678901234569") {
+		t.Errorf("Decide = %s %s, want edit with the account 12345678901234569", out.Decision, out.Args)
+	}
+}

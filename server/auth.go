@@ -43,7 +43,8 @@ type OAuth struct {
 	DefaultScopes []string
 	// ToolScopes are the scopes needed to see and call each tool, by tool
 	// name; an entry replaces DefaultScopes for that tool (an empty,
-	// non-nil entry needs none).
+	// non-nil entry needs none). A composite (a pipeline) needs, besides
+	// its own, the scopes of each of its steps.
 	ToolScopes map[string][]string
 }
 

@@ -733,10 +733,11 @@ func originAllowed(origin string, allowed []string) bool {
 }
 
 // bearerOK reports whether r carries one of tokens. Every token is
-// compared, in constant time, so the timing says nothing about which.
+// compared, in constant time, so the timing says nothing about which. An
+// empty token matches nothing, even an empty entry of tokens.
 func bearerOK(r *http.Request, tokens []string) bool {
 	got, ok := bearer(r)
-	if !ok {
+	if !ok || got == "" {
 		return false
 	}
 	match := 0

@@ -395,3 +395,23 @@ func TestSessionsStayWithTheirToken(t *testing.T) {
 		}
 	})
 }
+
+// TestEmptyBearerTokenAdmitsNoOne: an embedder whose token came out empty
+// (BearerTokens: []string{os.Getenv("UNSET")}) must not let in a request
+// whose bearer token is blank: Go trims spaces and tabs off a header, but
+// not a no-break space, which TrimSpace took away, leaving an empty token.
+func TestEmptyBearerTokenAdmitsNoOne(t *testing.T) {
+	url := startHTTP(t, server.TransportHTTP, server.Options{BearerTokens: []string{"", "tok"}})
+	for _, h := range []string{"Bearer \u00a0", "Bearer \u00a0\u00a0"} {
+		resp := rawPost(t, url+"/mcp", initBody, map[string]string{"Authorization": h})
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("Authorization %q: %d, want 401", h, resp.StatusCode)
+		}
+	}
+	resp := rawPost(t, url+"/mcp", initBody, map[string]string{"Authorization": "Bearer tok"})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the real token: %d, want 200", resp.StatusCode)
+	}
+}

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcp-tools/mcp-tools/auth/authtest"
 	"github.com/mcp-tools/mcp-tools/server"
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/pipeline"
 )
 
 // TestOAuthEndToEnd serves the test tools as an OAuth resource server on a
@@ -120,4 +122,76 @@ func initSession(t *testing.T, base, token string) string {
 		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
 	}
 	return sid
+}
+
+// TestOAuthCompositeNeedsStepScopes: a pipeline runs its steps, so a token
+// that may not call a step may not call it through the pipeline either:
+// the pipeline is left out of its tools/list and its call refused with 403.
+func TestOAuthCompositeNeedsStepScopes(t *testing.T) {
+	iss := authtest.NewIssuer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	v, err := auth.New(t.Context(), auth.Config{Issuer: iss.URL, Audience: base + "/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := testTools()
+	var add tools.Tool
+	for _, tl := range all {
+		if tl.Info().Name == "add" {
+			add = tl
+		}
+	}
+	relay, err := pipeline.New(pipeline.Config{Name: "relay", Description: "Add, through a pipeline.", Steps: []pipeline.Step{{Tool: add}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer, err := pipeline.New(pipeline.Config{Name: "outer", Description: "The relay, through a pipeline.", Steps: []pipeline.Step{{Tool: relay}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tools.NewRegistry(append(all, relay, outer)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(reg, server.Options{Logger: testLogger(io.Discard, "error", "text"), OAuth: &server.OAuth{
+		Verifier:      v,
+		DefaultScopes: []string{"tools:call"},
+		ToolScopes:    map[string][]string{"add": {"admin"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveUntil(ctx, srv, ln, server.TransportHTTP) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	user := iss.Sign(t, iss.Claims(base+"/mcp", "tools:call", nil))
+	c := httpClient(t, base, map[string]string{"Authorization": "Bearer " + user})
+	list, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range list.Tools {
+		if tl.Name == "relay" || tl.Name == "outer" {
+			t.Errorf("tools/list shows %s to a token without the admin scope its step add needs", tl.Name)
+		}
+	}
+	sid := initSession(t, base, user)
+	for i, name := range []string{"relay", "outer"} {
+		resp := rawPost(t, base+"/mcp", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"a":1,"b":2}}}`, i+2, name),
+			map[string]string{"Authorization": "Bearer " + user, "Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18"})
+		if h := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusForbidden || !strings.Contains(h, "admin") {
+			t.Errorf("%s (its step add needs admin) without admin: %d %q, want 403 insufficient_scope naming admin", name, resp.StatusCode, h)
+		}
+	}
+	admin := iss.Sign(t, iss.Claims(base+"/mcp", "tools:call admin", nil))
+	ca := httpClient(t, base, map[string]string{"Authorization": "Bearer " + admin})
+	if res := mustCall(t, ca, "outer", map[string]any{"a": 1, "b": 2}); res.IsError {
+		t.Errorf("outer with admin: %s", resultText(res))
+	}
 }

@@ -50,6 +50,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -368,6 +370,19 @@ func New(reg *tools.Registry, opts Options) (_ *Server, err error) {
 		for name, sc := range opts.OAuth.ToolScopes {
 			o.ToolScopes[name] = sc
 		}
+		// A composite runs its steps: it needs its own scopes and those
+		// of every step, at any depth, so that a token cannot call a tool
+		// through a pipeline that it may not call (or see) directly.
+		own := o
+		own.ToolScopes = maps.Clone(o.ToolScopes)
+		for _, t := range reg.Tools() {
+			if c, ok := t.(tools.Composite); ok {
+				name := c.Info().Name
+				scopes := stepScopes(reg, &own, c, map[string]bool{name: true}, slices.Clone(own.scopesFor(name)))
+				slices.Sort(scopes)
+				o.ToolScopes[name] = slices.Compact(scopes)
+			}
+		}
 		opts.OAuth = &o
 		s.opts.OAuth = &o
 	}
@@ -577,6 +592,24 @@ func New(reg *tools.Registry, opts Options) (_ *Server, err error) {
 	s.steps = steps
 	s.mcp.AddTools(serverTools...)
 	return s, nil
+}
+
+// stepScopes appends to scopes those every step of c (at any depth) needs
+// by o.
+func stepScopes(reg *tools.Registry, o *OAuth, c tools.Composite, seen map[string]bool, scopes []string) []string {
+	for _, name := range c.Steps() {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		scopes = append(scopes, o.scopesFor(name)...)
+		if t, ok := reg.Lookup(name); ok {
+			if inner, ok := t.(tools.Composite); ok {
+				scopes = stepScopes(reg, o, inner, seen, scopes)
+			}
+		}
+	}
+	return scopes
 }
 
 // gatedStep returns a step of c (at any depth) that is gated, or "".

@@ -77,7 +77,7 @@ type Info struct {
 	Limits Limits
 	// Scopes are the OAuth scopes a client's token needs to see and call
 	// the tool, on a server that authenticates with OAuth. Nil: the
-	// server's default scopes.
+	// server's default scopes. A composite needs its steps' scopes too.
 	Scopes []string
 	// Task says whether a call may run as a task: the client gets a
 	// handle at once and polls it for the outcome (for calls that take
