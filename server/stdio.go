@@ -63,6 +63,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		endSession(errOutputClosed)
 	}}
 	filter.w = w
+	s.stdioOut.Store(w)
+	defer s.stdioOut.CompareAndSwap(w, nil)
 	if s.tasks != nil {
 		w.rewrite = func(p []byte) []byte {
 			if s.taskReplies.Load() == 0 {
