@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
@@ -532,17 +532,45 @@ func firstBytes(b []byte, n int) []byte {
 	return b
 }
 
-var idRE = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)`)
+// oversizeID is the id of a message from its first bytes: the value of
+// its top-level "id", when they hold it whole, as it came (as inspectFrame
+// errors name it); nil otherwise. A search for "id" anywhere took one
+// nested in params, or the "1" of 1.5.
+func oversizeID(prefix []byte) json.RawMessage {
+	d := jsontext.NewDecoder(bytes.NewReader(prefix))
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	for {
+		name, err := d.ReadToken()
+		if err != nil || name.Kind() != '"' {
+			return nil
+		}
+		if name.String() != "id" {
+			if d.SkipValue() != nil {
+				return nil
+			}
+			continue
+		}
+		v, err := d.ReadValue()
+		switch {
+		case err != nil:
+			return nil
+		case v.Kind() == '"':
+			return json.RawMessage(v.Clone())
+		case v.Kind() == '0' && int(d.InputOffset()) < len(prefix): // not cut short
+			return json.RawMessage(v.Clone())
+		}
+		return nil
+	}
+}
 
 // writeOversizeError answers an over-long message, with its id when the id
 // can be read from the start of the line.
 func writeOversizeError(w io.Writer, prefix []byte, limit int64) {
 	var id any
-	if m := idRE.FindSubmatch(prefix); m != nil {
-		var v any
-		if json.Unmarshal(m[1], &v) == nil {
-			id = v
-		}
+	if raw := oversizeID(prefix); raw != nil {
+		id = raw
 	}
 	resp := struct {
 		JSONRPC string `json:"jsonrpc"`
