@@ -2,15 +2,16 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
 	"github.com/mcp-tools/mcp-tools/tools"
 )
 
-// reuseWriter, on the first response written, sends the filter the same
-// call again, as a client does that reuses an id as soon as it has read
-// the answer.
+// reuseWriter, on the first response written, sends the filter line, as
+// a client does that sends its next call as soon as it has read the
+// answer.
 type reuseWriter struct {
 	f       *stdioFilter
 	line    []byte
@@ -38,9 +39,12 @@ func TestFastPathFreesItsPlaceBeforeAnswering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, max := range []int{1, 16} {
-		line := []byte(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"shout","arguments":{"input":"x"}}}`)
-		w := &reuseWriter{line: line}
+	call := func(id int) []byte {
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"shout","arguments":{"input":"x"}}}`, id)
+	}
+	for _, tt := range []struct{ max, next int }{{1, 6}, {16, 5}} { // at the limit; the same id
+		max, line := tt.max, call(5)
+		w := &reuseWriter{line: call(tt.next)}
 		f := &stdioFilter{max: max, cancelled: &cancelledSet{}, fast: newFastPath(s, context.Background(), w)}
 		w.f = f
 		base := context.Background()
@@ -51,7 +55,7 @@ func TestFastPathFreesItsPlaceBeforeAnswering(t *testing.T) {
 		}
 		f.fast.wait()
 		if w.refused != nil {
-			t.Errorf("max %d: the call sent again once answered was refused: %d %s", max, w.refused.code, w.refused.msg)
+			t.Errorf("max %d: the call sent once the first was answered was refused: %d %s", max, w.refused.code, w.refused.msg)
 		}
 	}
 }
