@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"mime"
 	"net/http"
 	"sync"
@@ -69,7 +68,7 @@ func (f *httpFast) take(fr frame, session string, known bool, r *http.Request) *
 	if !known || fr.method != string(mcp.MethodToolsCall) || fr.id == nil || fr.other != 0 || fr.modern || fr.task || session == "" {
 		return nil
 	}
-	if bytes.Contains(fr.meta, []byte(`"progressToken"`)) {
+	if fr.progress {
 		return nil
 	}
 	if _, ok := f.s.handlers[fr.tool]; !ok || f.s.talksBack[fr.tool] {
