@@ -497,7 +497,13 @@ func (l *lineLimiter) next() {
 		chunk, err := l.r.ReadSlice('\n')
 		size += len(chunk)
 		if !over {
-			if size > l.max+1 { // +1: the newline is not part of the message
+			// The line's end ("\n" or "\r\n") is not part of the message;
+			// a line not yet whole has at least its "\n" to come.
+			msg := size - 1
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				msg = size - lineEnd(l.line, chunk)
+			}
+			if msg > l.max {
 				over = true
 				prefix = append([]byte(nil), firstBytes(append(l.line, chunk...), 256)...)
 				l.line = l.line[:0]
@@ -523,6 +529,18 @@ func (l *lineLimiter) next() {
 		}
 		return
 	}
+}
+
+// lineEnd is the length of the "\n" or "\r\n" that ends the line whose
+// last chunk is chunk (0 at the end of the input without one).
+func lineEnd(line, chunk []byte) int {
+	if !bytes.HasSuffix(chunk, []byte("\n")) {
+		return 0
+	}
+	if bytes.HasSuffix(chunk, []byte("\r\n")) || (len(chunk) == 1 && bytes.HasSuffix(line, []byte("\r"))) {
+		return 2
+	}
+	return 1
 }
 
 func firstBytes(b []byte, n int) []byte {
