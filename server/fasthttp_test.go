@@ -155,28 +155,6 @@ func TestHTTPFastPathKeepsSessionsAlive(t *testing.T) {
 	}
 }
 
-// TestHTTPFastPathProgressTokenSpellings: a call whose _meta has a
-// progress token, however its name is spelled in JSON, is answered as
-// mcp-go answers it: its progress notifications on the call's own stream,
-// before the result. An escaped name ("progress\u0054oken") used to pass
-// the fast path's check; the notifications then went to the session's
-// queue and came out in a later request's answer.
-func TestHTTPFastPathProgressTokenSpellings(t *testing.T) {
-	fs := newFastAndSlow(t)
-	for i, name := range []string{`progressToken`, `progress\u0054oken`, `\u0070rogressToken`} {
-		rec := httptest.NewRecorder()
-		fs.h.ServeHTTP(rec, httpReq(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"%s":"p%d"}}}`, i, name, i), fs.session))
-		if n := strings.Count(rec.Body.String(), "notifications/progress"); n != 2 {
-			t.Errorf("_meta name %s: %d progress notifications in the call's answer, want 2: %s", name, n, rec.Body)
-		}
-		rec = httptest.NewRecorder()
-		fs.h.ServeHTTP(rec, httpReq(`{"jsonrpc":"2.0","id":"next","method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"x-slow":true}}`, fs.session))
-		if strings.Contains(rec.Body.String(), "notifications/progress") {
-			t.Errorf("_meta name %s: the next call's answer carries the progress of another: %s", name, rec.Body)
-		}
-	}
-}
-
 // TestHTTPFastPathCancelled: notifications/cancelled cancels a call the
 // fast path runs, as it does one mcp-go runs (the answer is then the
 // cancelled result, on both paths). The fast path's calls were not known
