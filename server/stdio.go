@@ -116,7 +116,16 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		}
 	}()
 
-	lines := &lineLimiter{r: bufio.NewReaderSize(in, 64<<10), max: int(s.opts.MaxMessageBytes), onOversize: func(prefix []byte, size int) {
+	// finish finishes the calls in flight when the input ends, as at a
+	// shutdown, each answered: before mcp-go sees the end, since it then
+	// cancels every call it runs.
+	finish := func() {
+		if ctx.Err() == nil && listenCtx.Err() == nil { // not a shutdown: the input ended
+			s.log.Info("stdin closed; finishing the calls in flight")
+			_ = s.Shutdown(context.Background())
+		}
+	}
+	lines := &lineLimiter{r: bufio.NewReaderSize(in, 64<<10), max: int(s.opts.MaxMessageBytes), onEOF: finish, onOversize: func(prefix []byte, size int) {
 		s.log.Warn("stdio message refused: too large", "bytes_at_least", size, "limit", s.opts.MaxMessageBytes)
 		writeOversizeError(ownWriter{w}, prefix, s.opts.MaxMessageBytes)
 	}, onLine: func(line []byte) bool {
@@ -128,13 +137,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		return keep
 	}}
 	err := stdio.Listen(listenCtx, lines, w)
-	// Input ended (or the session is stopping): the calls the fast path
-	// runs finish within the grace period, as at a shutdown, and each is
-	// answered; none is dropped because stdin closed first.
-	if ctx.Err() == nil && listenCtx.Err() == nil { // not a shutdown: the input ended
-		s.log.Info("stdin closed; finishing the calls in flight")
-		_ = s.Shutdown(context.Background())
-	}
+	// Input ended (or the session is stopping): the calls finish within
+	// the grace period, as at a shutdown, and each is answered; none is
+	// dropped because stdin closed first. (At the end of the input, this
+	// happened before mcp-go saw it; here for any other read error.)
+	finish()
 	filter.fast.wait()
 	stopListen() // a tasks/result still waiting ends here
 	answering.Wait()
@@ -470,6 +477,7 @@ type lineLimiter struct {
 	max        int
 	onOversize func(prefix []byte, size int)
 	onLine     func(line []byte) bool // sees every line; false drops it
+	onEOF      func()                 // called before the end of the input is passed on
 	line       []byte                 // the current line, being assembled or handed out
 	pending    []byte                 // what is left of line to hand out
 	err        error
@@ -478,6 +486,10 @@ type lineLimiter struct {
 func (l *lineLimiter) Read(p []byte) (int, error) {
 	for len(l.pending) == 0 {
 		if l.err != nil {
+			if errors.Is(l.err, io.EOF) && l.onEOF != nil {
+				l.onEOF()
+				l.onEOF = nil
+			}
 			return 0, l.err
 		}
 		l.next()
