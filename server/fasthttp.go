@@ -1,7 +1,8 @@
 package server
 
 import (
-	"bytes"
+	"context"
+	"encoding/json"
 	"mime"
 	"net/http"
 	"sync"
@@ -34,6 +35,29 @@ type httpFast struct {
 	every time.Duration // how often a session's call goes to mcp-go (its idle clock); 0: never needed
 
 	sessions sync.Map // session id -> *fastSession, for sessions mcp-go registered
+	// running holds the calls being served, by session id and idKey, for
+	// notifications/cancelled (mcp-go's table of calls in flight does not
+	// have them).
+	running sync.Map // string -> *fastCall
+}
+
+// fastCall is a call the fast path is serving.
+type fastCall struct{ cancel context.CancelFunc }
+
+// cancel cancels the call of session that a notifications/cancelled
+// message names, if the fast path is serving it.
+func (f *httpFast) cancel(session string, msg []byte) {
+	var n struct {
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(msg, &n) != nil || len(n.Params.RequestID) == 0 {
+		return
+	}
+	if c, ok := f.running.Load(session + "\x00" + idKey(n.Params.RequestID)); ok {
+		c.(*fastCall).cancel()
+	}
 }
 
 // fastSession is a session mcp-go holds, as the fast path knows it.
@@ -69,7 +93,7 @@ func (f *httpFast) take(fr frame, session string, known bool, r *http.Request) *
 	if !known || fr.method != string(mcp.MethodToolsCall) || fr.id == nil || fr.other != 0 || fr.modern || fr.task || session == "" {
 		return nil
 	}
-	if bytes.Contains(fr.meta, []byte(`"progressToken"`)) {
+	if fr.progress {
 		return nil
 	}
 	if _, ok := f.s.handlers[fr.tool]; !ok || f.s.talksBack[fr.tool] {
@@ -100,7 +124,11 @@ func (f *httpFast) serve(w http.ResponseWriter, r *http.Request, fr frame, fs *f
 	h := f.s.handlers[fr.tool]
 	req := fastRequest(fr)
 	req.Header = r.Header
-	ctx := f.s.mcp.WithContext(withPrincipal(r.Context(), principalOf(r, f.auth)), fs.cs)
+	ctx, cancel := context.WithCancel(f.s.mcp.WithContext(withPrincipal(r.Context(), principalOf(r, f.auth)), fs.cs))
+	defer cancel()
+	key, c := fs.cs.SessionID()+"\x00"+idKey(fr.id), &fastCall{cancel}
+	f.running.Store(key, c)
+	defer f.running.CompareAndDelete(key, c)
 	if f.s.opts.Telemetry != nil {
 		recordRequestID(ctx, rawRequestID(fr.id), &req)
 	}

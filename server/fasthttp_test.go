@@ -154,3 +154,37 @@ func TestHTTPFastPathKeepsSessionsAlive(t *testing.T) {
 		t.Errorf("a session idle for 6s with a 2s timeout: HTTP %d, want 404", status)
 	}
 }
+
+// TestHTTPFastPathCancelled: notifications/cancelled cancels a call the
+// fast path runs, as it does one mcp-go runs (the answer is then the
+// cancelled result, on both paths). The fast path's calls were not known
+// to mcp-go's table of calls in flight, and ran on to their end.
+func TestHTTPFastPathCancelled(t *testing.T) {
+	fs := newFastAndSlow(t)
+	for i, extra := range []string{"", `,"x-slow":true`} {
+		id := fmt.Sprintf(`"c%d"`, i)
+		done := make(chan map[string]any, 1)
+		go func() {
+			m, _ := fs.answer(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":60000}` + extra + `}}`)
+			done <- m
+		}()
+		deadline := time.After(20 * time.Second)
+		for answered := false; !answered; {
+			// Sent until the call ends: one sent before the call starts
+			// cancels nothing.
+			if _, status := fs.answer(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `}}`); status != http.StatusAccepted {
+				t.Fatalf("notifications/cancelled: HTTP %d", status)
+			}
+			select {
+			case m := <-done:
+				answered = true
+				if r, _ := m["result"].(map[string]any); r == nil || r["isError"] != true || !strings.Contains(fmt.Sprint(r["content"]), "cancelled") {
+					t.Errorf("slow %v: answer %v, want the cancelled result", extra != "", m)
+				}
+			case <-deadline:
+				t.Fatalf("slow %v: the call was not cancelled", extra != "")
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+}

@@ -70,8 +70,10 @@ func (p *fastPath) eligible(f frame) bool {
 	return p.session() != nil
 }
 
-// start runs the eligible call f; done is called when it has ended and
-// been answered.
+// start runs the eligible call f; done is called when it has ended, just
+// before its answer is written (as mcp-go's calls are freed in
+// stdioFilter.sent): a client that reads the answer may reuse the id, or
+// send its next call at MaxQueuedCalls, at once.
 func (p *fastPath) start(f frame, done func()) {
 	h := p.s.handlers[f.tool]
 	req := fastRequest(f)
@@ -93,15 +95,17 @@ func (p *fastPath) start(f frame, done func()) {
 	p.wg.Add(1)
 	p.workers.run(func() {
 		defer p.wg.Done()
-		defer done()
-		defer p.s.calls.done()
-		defer func() {
+		defer p.s.calls.done() // after the answer: a shutdown waits for it
+		end := sync.OnceFunc(func() {
 			p.mu.Lock()
 			delete(p.running, key)
 			p.mu.Unlock()
 			cancel()
-		}()
+			done()
+		})
+		defer end()
 		res, _ := h(ctx, req) // the handler never returns an error: failures are results
+		end()
 		p.respond(f.id, res)
 	})
 }

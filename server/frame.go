@@ -28,6 +28,9 @@ type frame struct {
 	args, meta []byte
 	other      int
 	modern     bool
+	// progress says params._meta has a progressToken member (its name
+	// unescaped, as mcp-go reads it).
+	progress bool
 	// version is params._meta's protocol version, if any.
 	version string
 	// taskID is params.taskId, when it is a string (the tasks/* methods);
@@ -311,6 +314,9 @@ func (fr *frameReader) params(f *frame) *frameError {
 				}
 				if caseVariant(name, metaNames) {
 					return &frameError{code: mcp.INVALID_REQUEST, msg: fmt.Sprintf("invalid request: member names are case-sensitive: %q in params._meta", clipName(name))}
+				}
+				if string(name) == "progressToken" {
+					f.progress = true
 				}
 				if string(name) == mcp.MetaKeyProtocolVersion {
 					v, _, err := fr.str()

@@ -176,6 +176,26 @@ func TestStdioBoundHolds(t *testing.T) {
 	}
 }
 
+// TestStdioEOFLetsMCPGoCallsFinish: when stdin ends, the calls mcp-go
+// runs (here made to go its way by an extra parameter) finish as the fast
+// path's do, each answered with its result. mcp-go cancels every call it
+// runs when it sees the end of its input, and they were answered
+// "cancelled" at once.
+func TestStdioEOFLetsMCPGoCallsFinish(t *testing.T) {
+	r := startRaw(t)
+	for i := range 3 {
+		r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":1000},"x-slow":true}}`, i))
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":"fast","method":"tools/call","params":{"name":"sleep","arguments":{"millis":1000}}}`)
+	time.Sleep(300 * time.Millisecond) // running, not waiting for a worker
+	r.in.Close()
+	for range 4 {
+		if m := r.read(t); !strings.Contains(string(m.Result), "slept") {
+			t.Errorf("call %v = %s %+v, want slept", m.ID, m.Result, m.Error)
+		}
+	}
+}
+
 // TestStdioEOFAnswersEveryCall: when stdin ends with calls still queued,
 // each is answered (they finish within the grace period) before the server
 // exits; none is dropped because the input closed first.

@@ -497,6 +497,9 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		if g.streamable {
 			r = r.WithContext(context.WithValue(r.Context(), streamWriterKey{}, sw))
 		}
+		if g.fast != nil && f.method == string(mcp.MethodNotificationCancelled) && id != "" && sessionKnown {
+			g.fast.cancel(id, body) // and mcp-go cancels the calls it runs
+		}
 		if g.fast != nil {
 			if fs := g.fast.take(f, id, sessionKnown, r); fs != nil {
 				g.fast.serve(sw, r, f, fs)

@@ -308,6 +308,9 @@ type Server struct {
 	// session mcp-go registered, once it has.
 	handlers     map[string]mcpserver.ToolHandlerFunc
 	stdioSession stdioSessionRef
+	// stdioOut is the running ServeStdio's output, for progress
+	// notifications (see notifyProgress).
+	stdioOut atomic.Pointer[lockedWriter]
 	// steps holds each tool's governed call as a step of a composite,
 	// by name; made by New and never changed after.
 	steps map[string]tools.Func
@@ -741,13 +744,36 @@ func (s *Server) callContext(ctx context.Context, req mcp.CallToolRequest) (_ co
 		token := req.Params.Meta.ProgressToken
 		p := &progressSender{ctx: ctx, every: s.opts.ProgressInterval, writesBefore: -1, notify: func(params map[string]any) {
 			params["progressToken"] = token
-			if err := s.mcp.SendNotificationToClient(ctx, "notifications/progress", params); err != nil {
+			if err := s.notifyProgress(ctx, params); err != nil {
 				s.log.Debug("progress notification not sent", "err", err)
 			}
 		}}
 		return tools.WithProgress(ctx, p.report), p.flush
 	}
 	return ctx, func() {}
+}
+
+// notifyProgress sends a progress notification to the call's client. On
+// stdio it is written at once, before the call can end: through mcp-go's
+// session queue, which a goroutine of its own writes, it mostly came out
+// after the call's result.
+func (s *Server) notifyProgress(ctx context.Context, params map[string]any) error {
+	const method = "notifications/progress"
+	cs := mcpserver.ClientSessionFromContext(ctx)
+	w := s.stdioOut.Load()
+	if cs == nil || w == nil || cs.SessionID() != stdioSessionID {
+		return s.mcp.SendNotificationToClient(ctx, method, params)
+	}
+	if !cs.Initialized() {
+		return mcpserver.ErrNotificationNotInitialized // as mcp-go
+	}
+	b, err := json.Marshal(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: params}}})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // progressSender sends one call's progress notifications, at most one per

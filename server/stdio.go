@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"regexp"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
@@ -63,6 +63,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		endSession(errOutputClosed)
 	}}
 	filter.w = w
+	s.stdioOut.Store(w)
+	defer s.stdioOut.CompareAndSwap(w, nil)
 	if s.tasks != nil {
 		w.rewrite = func(p []byte) []byte {
 			if s.taskReplies.Load() == 0 {
@@ -114,7 +116,16 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		}
 	}()
 
-	lines := &lineLimiter{r: bufio.NewReaderSize(in, 64<<10), max: int(s.opts.MaxMessageBytes), onOversize: func(prefix []byte, size int) {
+	// finish finishes the calls in flight when the input ends, as at a
+	// shutdown, each answered: before mcp-go sees the end, since it then
+	// cancels every call it runs.
+	finish := func() {
+		if ctx.Err() == nil && listenCtx.Err() == nil { // not a shutdown: the input ended
+			s.log.Info("stdin closed; finishing the calls in flight")
+			_ = s.Shutdown(context.Background())
+		}
+	}
+	lines := &lineLimiter{r: bufio.NewReaderSize(in, 64<<10), max: int(s.opts.MaxMessageBytes), onEOF: finish, onOversize: func(prefix []byte, size int) {
 		s.log.Warn("stdio message refused: too large", "bytes_at_least", size, "limit", s.opts.MaxMessageBytes)
 		writeOversizeError(ownWriter{w}, prefix, s.opts.MaxMessageBytes)
 	}, onLine: func(line []byte) bool {
@@ -126,13 +137,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		return keep
 	}}
 	err := stdio.Listen(listenCtx, lines, w)
-	// Input ended (or the session is stopping): the calls the fast path
-	// runs finish within the grace period, as at a shutdown, and each is
-	// answered; none is dropped because stdin closed first.
-	if ctx.Err() == nil && listenCtx.Err() == nil { // not a shutdown: the input ended
-		s.log.Info("stdin closed; finishing the calls in flight")
-		_ = s.Shutdown(context.Background())
-	}
+	// Input ended (or the session is stopping): the calls finish within
+	// the grace period, as at a shutdown, and each is answered; none is
+	// dropped because stdin closed first. (At the end of the input, this
+	// happened before mcp-go saw it; here for any other read error.)
+	finish()
 	filter.fast.wait()
 	stopListen() // a tasks/result still waiting ends here
 	answering.Wait()
@@ -468,6 +477,7 @@ type lineLimiter struct {
 	max        int
 	onOversize func(prefix []byte, size int)
 	onLine     func(line []byte) bool // sees every line; false drops it
+	onEOF      func()                 // called before the end of the input is passed on
 	line       []byte                 // the current line, being assembled or handed out
 	pending    []byte                 // what is left of line to hand out
 	err        error
@@ -476,6 +486,10 @@ type lineLimiter struct {
 func (l *lineLimiter) Read(p []byte) (int, error) {
 	for len(l.pending) == 0 {
 		if l.err != nil {
+			if errors.Is(l.err, io.EOF) && l.onEOF != nil {
+				l.onEOF()
+				l.onEOF = nil
+			}
 			return 0, l.err
 		}
 		l.next()
@@ -495,7 +509,13 @@ func (l *lineLimiter) next() {
 		chunk, err := l.r.ReadSlice('\n')
 		size += len(chunk)
 		if !over {
-			if size > l.max+1 { // +1: the newline is not part of the message
+			// The line's end ("\n" or "\r\n") is not part of the message;
+			// a line not yet whole has at least its "\n" to come.
+			msg := size - 1
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				msg = size - lineEnd(l.line, chunk)
+			}
+			if msg > l.max {
 				over = true
 				prefix = append([]byte(nil), firstBytes(append(l.line, chunk...), 256)...)
 				l.line = l.line[:0]
@@ -523,6 +543,18 @@ func (l *lineLimiter) next() {
 	}
 }
 
+// lineEnd is the length of the "\n" or "\r\n" that ends the line whose
+// last chunk is chunk (0 at the end of the input without one).
+func lineEnd(line, chunk []byte) int {
+	if !bytes.HasSuffix(chunk, []byte("\n")) {
+		return 0
+	}
+	if bytes.HasSuffix(chunk, []byte("\r\n")) || (len(chunk) == 1 && bytes.HasSuffix(line, []byte("\r"))) {
+		return 2
+	}
+	return 1
+}
+
 func firstBytes(b []byte, n int) []byte {
 	if len(b) > n {
 		return b[:n]
@@ -530,17 +562,45 @@ func firstBytes(b []byte, n int) []byte {
 	return b
 }
 
-var idRE = regexp.MustCompile(`"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)`)
+// oversizeID is the id of a message from its first bytes: the value of
+// its top-level "id", when they hold it whole, as it came (as inspectFrame
+// errors name it); nil otherwise. A search for "id" anywhere took one
+// nested in params, or the "1" of 1.5.
+func oversizeID(prefix []byte) json.RawMessage {
+	d := jsontext.NewDecoder(bytes.NewReader(prefix))
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	for {
+		name, err := d.ReadToken()
+		if err != nil || name.Kind() != '"' {
+			return nil
+		}
+		if name.String() != "id" {
+			if d.SkipValue() != nil {
+				return nil
+			}
+			continue
+		}
+		v, err := d.ReadValue()
+		switch {
+		case err != nil:
+			return nil
+		case v.Kind() == '"':
+			return json.RawMessage(v.Clone())
+		case v.Kind() == '0' && int(d.InputOffset()) < len(prefix): // not cut short
+			return json.RawMessage(v.Clone())
+		}
+		return nil
+	}
+}
 
 // writeOversizeError answers an over-long message, with its id when the id
 // can be read from the start of the line.
 func writeOversizeError(w io.Writer, prefix []byte, limit int64) {
 	var id any
-	if m := idRE.FindSubmatch(prefix); m != nil {
-		var v any
-		if json.Unmarshal(m[1], &v) == nil {
-			id = v
-		}
+	if raw := oversizeID(prefix); raw != nil {
+		id = raw
 	}
 	resp := struct {
 		JSONRPC string `json:"jsonrpc"`
