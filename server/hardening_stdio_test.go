@@ -184,10 +184,12 @@ func TestStdioBoundHolds(t *testing.T) {
 func TestStdioEOFLetsMCPGoCallsFinish(t *testing.T) {
 	r := startRaw(t)
 	for i := range 3 {
-		r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":1000},"x-slow":true}}`, i))
+		r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":2000},"x-slow":true}}`, i))
 	}
-	r.send(t, `{"jsonrpc":"2.0","id":"fast","method":"tools/call","params":{"name":"sleep","arguments":{"millis":1000}}}`)
-	time.Sleep(300 * time.Millisecond) // running, not waiting for a worker
+	r.send(t, `{"jsonrpc":"2.0","id":"fast","method":"tools/call","params":{"name":"sleep","arguments":{"millis":2000}}}`)
+	// Running, not waiting for a worker (idle workers take a call in well
+	// under this, even on a loaded 2-core machine); they sleep on past it.
+	time.Sleep(800 * time.Millisecond)
 	r.in.Close()
 	for range 4 {
 		if m := r.read(t); !strings.Contains(string(m.Result), "slept") {
