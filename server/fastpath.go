@@ -96,13 +96,18 @@ func (p *fastPath) start(f frame, done func()) {
 	p.workers.run(func() {
 		defer p.wg.Done()
 		defer p.s.calls.done() // after the answer: a shutdown waits for it
-		end := sync.OnceFunc(func() {
+		ended := false         // end runs once: after the handler, or on its panic
+		end := func() {
+			if ended {
+				return
+			}
+			ended = true
 			p.mu.Lock()
 			delete(p.running, key)
 			p.mu.Unlock()
 			cancel()
 			done()
-		})
+		}
 		defer end()
 		res, _ := h(ctx, req) // the handler never returns an error: failures are results
 		end()
