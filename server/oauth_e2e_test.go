@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -37,18 +38,7 @@ func TestOAuthEndToEnd(t *testing.T) {
 	var logs syncBuffer
 	log := testLogger(&logs, "info", "text")
 	reg, _ := tools.NewRegistry(testTools()...)
-	srv, err := server.New(reg, server.Options{Logger: log, OAuth: &server.OAuth{
-		Verifier:      v,
-		DefaultScopes: []string{"tools:call"},
-		ToolScopes:    map[string][]string{"add": {"admin"}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveUntil(ctx, srv, ln, server.TransportHTTP) }()
-	t.Cleanup(func() { cancel(); <-done })
+	serveOAuth(t, reg, v, ln, log)
 
 	// No token: 401 with a challenge that names the metadata, which names
 	// the issuer.
@@ -157,18 +147,7 @@ func TestOAuthCompositeNeedsStepScopes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(reg, server.Options{Logger: testLogger(io.Discard, "error", "text"), OAuth: &server.OAuth{
-		Verifier:      v,
-		DefaultScopes: []string{"tools:call"},
-		ToolScopes:    map[string][]string{"add": {"admin"}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- serveUntil(ctx, srv, ln, server.TransportHTTP) }()
-	t.Cleanup(func() { cancel(); <-done })
+	serveOAuth(t, reg, v, ln, testLogger(io.Discard, "error", "text"))
 
 	user := iss.Sign(t, iss.Claims(base+"/mcp", "tools:call", nil))
 	c := httpClient(t, base, map[string]string{"Authorization": "Bearer " + user})
@@ -194,4 +173,22 @@ func TestOAuthCompositeNeedsStepScopes(t *testing.T) {
 	if res := mustCall(t, ca, "outer", map[string]any{"a": 1, "b": 2}); res.IsError {
 		t.Errorf("outer with admin: %s", resultText(res))
 	}
+}
+
+// serveOAuth serves reg over streamable HTTP on ln until the test ends,
+// verifying tokens with v: tools:call by default, and add needs admin.
+func serveOAuth(t *testing.T, reg *tools.Registry, v *auth.Verifier, ln net.Listener, log *slog.Logger) {
+	t.Helper()
+	srv, err := server.New(reg, server.Options{Logger: log, OAuth: &server.OAuth{
+		Verifier:      v,
+		DefaultScopes: []string{"tools:call"},
+		ToolScopes:    map[string][]string{"add": {"admin"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveUntil(ctx, srv, ln, server.TransportHTTP) }()
+	t.Cleanup(func() { cancel(); <-done })
 }
