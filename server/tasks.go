@@ -388,7 +388,10 @@ func (e *taskEngine) cancel(ctx context.Context, id, owner string) (*taskRecord,
 	return &done, nil
 }
 
-// wait returns owner's task once it has ended, or ctx's error.
+// wait returns owner's task once it has ended, or ctx's error. When ctx
+// ends, it looks once more: a stdio session stops its waits after the
+// shutdown let the tasks end, and a task that ended in the last poll
+// interval is still answered.
 func (e *taskEngine) wait(ctx context.Context, id, owner string) (*taskRecord, error) {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
@@ -400,6 +403,11 @@ func (e *taskEngine) wait(ctx context.Context, id, owner string) (*taskRecord, e
 		select {
 		case <-t.C:
 		case <-ctx.Done():
+			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			defer cancel()
+			if rec, err := e.get(last, id, owner); err == nil && rec.terminal() {
+				return rec, nil
+			}
 			return nil, ctx.Err()
 		}
 	}

@@ -1,0 +1,57 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcp-tools/mcp-tools/server"
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// TestStdioTaskResultAnsweredAtEOF: a client that asks tasks/result and
+// then closes stdin (a script piping its requests in) gets the result of a
+// task that ends within the shutdown grace, not silence.
+func TestStdioTaskResultAnsweredAtEOF(t *testing.T) {
+	var stopped atomic.Int64
+	reg, _ := tools.NewRegistry(taskTools(&stopped)...)
+	srv, err := server.New(reg, server.Options{ShutdownGrace: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(context.Background(), inR, outW); outW.Close() }()
+	t.Cleanup(func() {
+		inW.Close()
+		<-done
+	})
+	c := &stdioRPC{t: t, in: inW, out: json.NewDecoder(outR)}
+	c.do("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})
+	inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	m := c.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 3, "millis_per_step": 100}, "task": map[string]any{}})
+	id, _ := result(t, m)["task"].(map[string]any)["taskId"].(string)
+	if id == "" {
+		t.Fatalf("no task: %v", m)
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "tasks/result", "params": map[string]any{"taskId": id}})
+	inW.Write(append(b, '\n'))
+	time.Sleep(50 * time.Millisecond) // the request is read before the end of the input
+	inW.Close()
+	for {
+		var m map[string]any
+		if err := c.out.Decode(&m); err != nil {
+			t.Fatalf("stdout ended without an answer to tasks/result: %v", err)
+		}
+		if m["id"] == float64(99) {
+			if r := result(t, m); text(r) != "done after 3 steps" {
+				t.Errorf("tasks/result = %v, want the tool's result", m)
+			}
+			return
+		}
+	}
+}
