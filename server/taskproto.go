@@ -134,7 +134,9 @@ func decideTask(ctx context.Context, mode tools.TaskMode, req mcp.CallToolReques
 	case asked:
 		w := &taskWant{}
 		if t := req.Params.Task.TTL; t != nil && *t > 0 {
-			w.ttl = time.Duration(*t) * time.Millisecond
+			// Capped before the conversion, which would wrap around past
+			// 292 years (start caps it again, at the server's most).
+			w.ttl = time.Duration(min(*t, int64(time.Duration(1<<63-1)/time.Millisecond))) * time.Millisecond
 		}
 		if m := req.Params.Meta; m != nil && m.ProgressToken != nil {
 			if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {

@@ -55,3 +55,18 @@ func TestStdioTaskResultAnsweredAtEOF(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskHugeTTLIsClamped: a 2025-11-25 client that asks for a very long
+// ttl gets the server's most, not a ttl that wrapped around in the
+// conversion to a duration (18446744073710 ms is 448384 ns modulo 2^64).
+func TestTaskHugeTTLIsClamped(t *testing.T) {
+	var stopped atomic.Int64
+	c := legacyRPC(t, startTaskServer(t, server.Options{}, &stopped))
+	for _, ttl := range []int64{18446744073710, 1<<63 - 1, 9223372036855} {
+		_, m := c.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 1, "millis_per_step": 1}, "task": map[string]any{"ttl": ttl}})
+		task, _ := result(t, m)["task"].(map[string]any)
+		if task["ttl"] != float64(server.DefaultTaskTTL.Milliseconds()) {
+			t.Errorf("ttl %d asked: task ttl %v, want the server's most, %d", ttl, task["ttl"], server.DefaultTaskTTL.Milliseconds())
+		}
+	}
+}
