@@ -218,11 +218,17 @@ func taskFields(rec *taskRecord, modern, detailed bool) map[string]any {
 	if rec.Message != "" {
 		m["statusMessage"] = rec.Message
 	}
+	ttl := rec.TTL
+	if age := time.Since(rec.Created); !rec.terminal() && age >= ttl {
+		// Past its TTL and still running: kept while it runs, and at
+		// least its TTL after it ends (see taskRecord.storeTTL).
+		ttl = age + rec.TTL
+	}
 	if modern {
-		m["ttlMs"] = rec.TTL.Milliseconds()
+		m["ttlMs"] = ttl.Milliseconds()
 		m["pollIntervalMs"] = rec.Poll.Milliseconds()
 	} else {
-		m["ttl"] = rec.TTL.Milliseconds()
+		m["ttl"] = ttl.Milliseconds()
 		m["pollInterval"] = rec.Poll.Milliseconds()
 		if rec.Status == taskCompleted && rec.IsError {
 			m["status"] = taskFailed

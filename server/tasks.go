@@ -36,7 +36,8 @@ import (
 // Defaults for task settings.
 const (
 	// DefaultTaskTTL is how long a task and its result are kept after the
-	// task is created, and the most a client may ask for.
+	// task is created, and the most a client may ask for (a task still
+	// running then is kept until it ends; see taskRecord.storeTTL).
 	DefaultTaskTTL = time.Hour
 	// DefaultTaskPollInterval is the polling interval suggested to clients.
 	DefaultTaskPollInterval = time.Second
@@ -83,8 +84,28 @@ type taskRecord struct {
 
 func (r *taskRecord) terminal() bool { return r.Status != taskWorking }
 
-// expires is when the record goes.
+// expires is when the record goes, unless the task is still running
+// then (see storeTTL).
 func (r *taskRecord) expires() time.Time { return r.Created.Add(r.TTL) }
+
+// keep is how long a task that outlives its TTL is kept past its last
+// sign of life (its replica's heartbeat), and its end past the end: its
+// TTL, and never less than twice the liveness mark's life, so that a poll
+// sees it between two heartbeats, and sees the replica that ran it gone.
+func (r *taskRecord) keep() time.Duration { return max(r.TTL, 2*taskAliveTTL) }
+
+// storeTTL is how long the store keeps r, written now: until its TTL is
+// over; a working task near or past it, for keep, which the heartbeat of
+// its replica renews. A task is never dropped while it runs: its result
+// would be lost, and the work would run on where no one can read or
+// cancel it.
+func (r *taskRecord) storeTTL() time.Duration {
+	ttl := time.Until(r.expires())
+	if !r.terminal() && ttl < 2*taskAliveTTL {
+		ttl = r.keep()
+	}
+	return ttl
+}
 
 // Errors of the task operations; the protocol side maps them to JSON-RPC.
 var (
@@ -198,6 +219,10 @@ func (e *taskEngine) run(ctx context.Context, rec *taskRecord, args json.RawMess
 			case <-t.C:
 				hctx, cancel := context.WithTimeout(context.Background(), taskHeartbeat)
 				_ = e.s.store.Set(hctx, "task-alive:"+rec.ID, []byte{1}, taskAliveTTL)
+				if time.Until(rec.expires()) < 2*taskAliveTTL {
+					// Near or past its TTL and still running: kept while it runs.
+					_, _ = e.s.store.Get(hctx, taskKey(rec.ID), rec.keep())
+				}
 				cancel()
 			case <-alive:
 				return
@@ -267,15 +292,19 @@ func (e *taskEngine) run(ctx context.Context, rec *taskRecord, args json.RawMess
 }
 
 // finish writes a terminal record, unless another terminal status was
-// written first; it reports whether it wrote.
+// written first; it reports whether it wrote. A task that ends after its
+// TTL (it was kept while it ran) is kept for keep after its end, and its
+// TTL grows to say so.
 func (e *taskEngine) finish(ctx context.Context, rec *taskRecord) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	ttl := time.Until(rec.expires())
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	ttl := rec.expires().Sub(now)
 	if ttl <= 0 {
-		return false
+		ttl = rec.keep()
+		rec.TTL = now.Sub(rec.Created) + ttl
 	}
-	rec.Updated = time.Now().UTC().Truncate(time.Millisecond)
+	rec.Updated = now
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return false
@@ -285,16 +314,21 @@ func (e *taskEngine) finish(ctx context.Context, rec *taskRecord) bool {
 		e.s.log.Warn("task end not recorded: the state store cannot be reached; the task will read as failed", "task", rec.ID, "err", err)
 		return false
 	}
+	if first {
+		// The working record may have been kept past the TTL, beyond the
+		// terminal one: it must not be read once that one has gone.
+		_ = e.s.store.Delete(ctx, taskKey(rec.ID))
+	}
 	return first
 }
 
-// put writes rec for the rest of its time to live.
+// put writes rec for the rest of its time to live (storeTTL).
 func (e *taskEngine) put(ctx context.Context, rec *taskRecord) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	ttl := time.Until(rec.expires())
+	ttl := rec.storeTTL()
 	if ttl <= 0 {
 		return nil
 	}

@@ -70,3 +70,32 @@ func TestTaskHugeTTLIsClamped(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskOutlivingItsTTL: a task still running when its TTL is over is
+// kept while it runs, and its result after it ends; it was dropped at its
+// TTL, so a job longer than the TTL (at most an hour from the command
+// line, whatever the tool's timeout) could never be read.
+func TestTaskOutlivingItsTTL(t *testing.T) {
+	var stopped atomic.Int64
+	base := startTaskServer(t, server.Options{TaskTTL: 300 * time.Millisecond}, &stopped)
+	c := &rpc{t: t, base: base, modern: true, ext: true}
+	_, m := c.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 12, "millis_per_step": 100}})
+	id := result(t, m)["taskId"].(string)
+	r := c.pollUntil(id, "completed")
+	if text(r["result"].(map[string]any)) != "done after 12 steps" {
+		t.Fatalf("tasks/get = %v, want the result", r)
+	}
+	created, _ := time.Parse(time.RFC3339Nano, r["createdAt"].(string))
+	updated, _ := time.Parse(time.RFC3339Nano, r["lastUpdatedAt"].(string))
+	if ttl := time.Duration(r["ttlMs"].(float64)) * time.Millisecond; created.Add(ttl).Before(updated.Add(300 * time.Millisecond)) {
+		t.Errorf("ttlMs %v: the task is said to go before its TTL after its end (created %v, ended %v)", r["ttlMs"], created, updated)
+	}
+
+	// 2025-11-25: tasks/result waits, and gets it.
+	l := legacyRPC(t, base)
+	_, m = l.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 12, "millis_per_step": 100}, "task": map[string]any{}})
+	id = result(t, m)["task"].(map[string]any)["taskId"].(string)
+	if _, m := l.do("tasks/result", map[string]any{"taskId": id}); text(result(t, m)) != "done after 12 steps" {
+		t.Errorf("tasks/result of a task that outlived its TTL = %v", m)
+	}
+}
