@@ -29,7 +29,10 @@ import (
 //	task-final:<id>  the task's terminal record: the first one written wins
 //	                 (SET NX), and it is read before task:<id>, so a
 //	                 cancelled task stays cancelled when its work ends
-//	                 later, and a late progress report cannot revive it
+//	                 later, and a late progress report cannot revive it;
+//	                 the replica running the task looks for it at each
+//	                 heartbeat, and stops the work when it is there (a
+//	                 cancel's message to it may have been lost)
 //
 // The protocol side (both eras' shapes and methods) is in taskproto.go.
 
@@ -222,6 +225,17 @@ func (e *taskEngine) run(ctx context.Context, rec *taskRecord, args json.RawMess
 				if time.Until(rec.expires()) < 2*taskAliveTTL {
 					// Near or past its TTL and still running: kept while it runs.
 					_, _ = e.s.store.Get(hctx, taskKey(rec.ID), rec.keep())
+				}
+				if _, err := e.s.store.Get(hctx, "task-final:"+rec.ID, 0); err == nil {
+					// It ended elsewhere (cancelled, or seen failed) and the
+					// message that stops its work was lost (delivery is at
+					// most once): stop it now.
+					e.mu.Lock()
+					stop := e.running[rec.ID]
+					e.mu.Unlock()
+					if stop != nil {
+						stop()
+					}
 				}
 				cancel()
 			case <-alive:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-tools/mcp-tools/server"
+	"github.com/mcp-tools/mcp-tools/state"
 	"github.com/mcp-tools/mcp-tools/tools"
 )
 
@@ -97,5 +98,37 @@ func TestTaskOutlivingItsTTL(t *testing.T) {
 	id = result(t, m)["task"].(map[string]any)["taskId"].(string)
 	if _, m := l.do("tasks/result", map[string]any{"taskId": id}); text(result(t, m)) != "done after 12 steps" {
 		t.Errorf("tasks/result of a task that outlived its TTL = %v", m)
+	}
+}
+
+// lossyBus is a shared store whose messages are lost, as a Redis
+// subscription's are while it reconnects (delivery is at most once).
+type lossyBus struct{ sharedMemory }
+
+func (lossyBus) Publish(context.Context, string, []byte) error { return nil }
+
+// TestCancelledTaskStopsWithoutTheMessage: a task cancelled on another
+// replica stops even when the cancel message is lost: the replica running
+// it sees the terminal record. It ran to its end (up to the tool's
+// timeout), holding its session's place.
+func TestCancelledTaskStopsWithoutTheMessage(t *testing.T) {
+	m := state.NewMemory()
+	t.Cleanup(func() { m.Close() })
+	st := lossyBus{sharedMemory{m}}
+	var stopped atomic.Int64
+	a := &rpc{t: t, base: startTaskServer(t, server.Options{State: st}, &stopped), modern: true, ext: true}
+	b := &rpc{t: t, base: startTaskServer(t, server.Options{State: st}, &stopped), modern: true, ext: true}
+	_, resp := a.do("tools/call", map[string]any{"name": "batch", "arguments": map[string]any{"steps": 300, "millis_per_step": 100}})
+	id := result(t, resp)["taskId"].(string)
+	b.do("tasks/cancel", map[string]any{"taskId": id})
+	deadline := time.Now().Add(10 * time.Second)
+	for stopped.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("a cancelled task whose cancel message was lost kept running")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if r := a.pollUntil(id, "cancelled", "completed", "failed"); r["status"] != "cancelled" {
+		t.Errorf("status %v, want cancelled", r["status"])
 	}
 }
