@@ -169,15 +169,7 @@ func (e *taskEngine) start(ctx context.Context, info tools.Info, args json.RawMe
 	if ttl <= 0 || ttl > e.ttl {
 		ttl = e.ttl
 	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	rec := &taskRecord{ID: rand.Text(), Owner: taskOwner(ctx), Tool: info.Name, Status: taskWorking,
-		Message: "the task is running", Created: now, Updated: now, TTL: ttl, Poll: e.poll}
-	if err := e.put(ctx, rec); err != nil {
-		return nil, unavailable("the task cannot be created", err)
-	}
-	if err := e.s.store.Set(ctx, "task-alive:"+rec.ID, []byte{1}, taskAliveTTL); err != nil {
-		return nil, unavailable("the task cannot be created", err)
-	}
+	// Refused before anything is written: a refused task leaves no record.
 	e.mu.Lock()
 	busy := len(e.running) >= maxRunningTasks
 	e.mu.Unlock()
@@ -188,6 +180,22 @@ func (e *taskEngine) start(ctx context.Context, info tools.Info, args json.RawMe
 	if !e.s.calls.start() {
 		return nil, &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the task was not started"}
 	}
+	started := false
+	defer func() {
+		if !started {
+			e.s.calls.done()
+		}
+	}()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	rec := &taskRecord{ID: rand.Text(), Owner: taskOwner(ctx), Tool: info.Name, Status: taskWorking,
+		Message: "the task is running", Created: now, Updated: now, TTL: ttl, Poll: e.poll}
+	if err := e.put(ctx, rec); err != nil {
+		return nil, unavailable("the task cannot be created", err)
+	}
+	if err := e.s.store.Set(ctx, "task-alive:"+rec.ID, []byte{1}, taskAliveTTL); err != nil {
+		return nil, unavailable("the task cannot be created", err)
+	}
+	started = true
 	// The work outlives the request that created it: it ends when it is
 	// done, cancelled (tasks/cancel, on any replica), or when the server's
 	// shutdown grace is over.

@@ -1,9 +1,12 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -130,5 +133,43 @@ func TestCancelledTaskStopsWithoutTheMessage(t *testing.T) {
 	}
 	if r := a.pollUntil(id, "cancelled", "completed", "failed"); r["status"] != "cancelled" {
 		t.Errorf("status %v, want cancelled", r["status"])
+	}
+}
+
+// countingStore counts the task records written.
+type countingStore struct {
+	sharedMemory
+	records atomic.Int64
+}
+
+func (c *countingStore) Set(ctx context.Context, key string, v []byte, ttl time.Duration) error {
+	if strings.HasPrefix(key, "task:") && bytes.Contains(v, []byte(`"m":"the task is running"`)) {
+		c.records.Add(1)
+	}
+	return c.sharedMemory.Set(ctx, key, v, ttl)
+}
+
+// TestBusyTaskLeavesNoRecord: a call refused because the server runs its
+// most tasks leaves nothing behind; it left a working record (read as
+// failed) for the TTL, an hour, for every refusal.
+func TestBusyTaskLeavesNoRecord(t *testing.T) {
+	m := state.NewMemory()
+	t.Cleanup(func() { m.Close() })
+	st := &countingStore{sharedMemory: sharedMemory{m}}
+	var stopped atomic.Int64
+	c := &rpc{t: t, base: startTaskServer(t, server.Options{State: st, ShutdownGrace: time.Millisecond}, &stopped), modern: true, ext: true}
+	const most = 1000 // maxRunningTasks
+	for i := range most {
+		if _, m := c.do("tools/call", map[string]any{"name": "batch", "arguments": map[string]any{"steps": 1000, "millis_per_step": 1000}}); result(t, m)["taskId"] == nil {
+			t.Fatalf("task %d: %v", i, m)
+		}
+	}
+	for range 5 {
+		if _, m := c.do("tools/call", map[string]any{"name": "batch", "arguments": map[string]any{"steps": 1, "millis_per_step": 1}}); !strings.Contains(fmt.Sprint(m), "busy") {
+			t.Fatalf("call past the most tasks = %v, want busy", m)
+		}
+	}
+	if n := st.records.Load(); n != most {
+		t.Errorf("%d task records written for %d tasks", n, most)
 	}
 }
