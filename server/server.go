@@ -204,7 +204,9 @@ type Options struct {
 	// every replica the same. Zero: a random key per process.
 	StateKeys StateKeys
 	// TaskTTL is how long a task and its result are kept after the task
-	// starts, and the most a client may ask for. Zero: DefaultTaskTTL.
+	// starts, and the most a client may ask for. A task still running then
+	// is kept while it runs, and its result for its TTL (at least 8 s)
+	// after it ends. Zero: DefaultTaskTTL.
 	TaskTTL time.Duration
 	// TaskPollInterval is how often clients are told to poll a task.
 	// Zero: DefaultTaskPollInterval.

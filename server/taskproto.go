@@ -134,7 +134,9 @@ func decideTask(ctx context.Context, mode tools.TaskMode, req mcp.CallToolReques
 	case asked:
 		w := &taskWant{}
 		if t := req.Params.Task.TTL; t != nil && *t > 0 {
-			w.ttl = time.Duration(*t) * time.Millisecond
+			// Capped before the conversion, which would wrap around past
+			// 292 years (start caps it again, at the server's most).
+			w.ttl = time.Duration(min(*t, int64(time.Duration(1<<63-1)/time.Millisecond))) * time.Millisecond
 		}
 		if m := req.Params.Meta; m != nil && m.ProgressToken != nil {
 			if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {
@@ -216,11 +218,17 @@ func taskFields(rec *taskRecord, modern, detailed bool) map[string]any {
 	if rec.Message != "" {
 		m["statusMessage"] = rec.Message
 	}
+	ttl := rec.TTL
+	if age := time.Since(rec.Created); !rec.terminal() && age >= ttl {
+		// Past its TTL and still running: kept while it runs, and at
+		// least its TTL after it ends (see taskRecord.storeTTL).
+		ttl = age + rec.TTL
+	}
 	if modern {
-		m["ttlMs"] = rec.TTL.Milliseconds()
+		m["ttlMs"] = ttl.Milliseconds()
 		m["pollIntervalMs"] = rec.Poll.Milliseconds()
 	} else {
-		m["ttl"] = rec.TTL.Milliseconds()
+		m["ttl"] = ttl.Milliseconds()
 		m["pollInterval"] = rec.Poll.Milliseconds()
 		if rec.Status == taskCompleted && rec.IsError {
 			m["status"] = taskFailed

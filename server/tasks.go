@@ -29,14 +29,18 @@ import (
 //	task-final:<id>  the task's terminal record: the first one written wins
 //	                 (SET NX), and it is read before task:<id>, so a
 //	                 cancelled task stays cancelled when its work ends
-//	                 later, and a late progress report cannot revive it
+//	                 later, and a late progress report cannot revive it;
+//	                 the replica running the task looks for it at each
+//	                 heartbeat, and stops the work when it is there (a
+//	                 cancel's message to it may have been lost)
 //
 // The protocol side (both eras' shapes and methods) is in taskproto.go.
 
 // Defaults for task settings.
 const (
 	// DefaultTaskTTL is how long a task and its result are kept after the
-	// task is created, and the most a client may ask for.
+	// task is created, and the most a client may ask for (a task still
+	// running then is kept until it ends; see taskRecord.storeTTL).
 	DefaultTaskTTL = time.Hour
 	// DefaultTaskPollInterval is the polling interval suggested to clients.
 	DefaultTaskPollInterval = time.Second
@@ -83,8 +87,28 @@ type taskRecord struct {
 
 func (r *taskRecord) terminal() bool { return r.Status != taskWorking }
 
-// expires is when the record goes.
+// expires is when the record goes, unless the task is still running
+// then (see storeTTL).
 func (r *taskRecord) expires() time.Time { return r.Created.Add(r.TTL) }
+
+// keep is how long a task that outlives its TTL is kept past its last
+// sign of life (its replica's heartbeat), and its end past the end: its
+// TTL, and never less than twice the liveness mark's life, so that a poll
+// sees it between two heartbeats, and sees the replica that ran it gone.
+func (r *taskRecord) keep() time.Duration { return max(r.TTL, 2*taskAliveTTL) }
+
+// storeTTL is how long the store keeps r, written now: until its TTL is
+// over; a working task near or past it, for keep, which the heartbeat of
+// its replica renews. A task is never dropped while it runs: its result
+// would be lost, and the work would run on where no one can read or
+// cancel it.
+func (r *taskRecord) storeTTL() time.Duration {
+	ttl := time.Until(r.expires())
+	if !r.terminal() && ttl < 2*taskAliveTTL {
+		ttl = r.keep()
+	}
+	return ttl
+}
 
 // Errors of the task operations; the protocol side maps them to JSON-RPC.
 var (
@@ -145,15 +169,7 @@ func (e *taskEngine) start(ctx context.Context, info tools.Info, args json.RawMe
 	if ttl <= 0 || ttl > e.ttl {
 		ttl = e.ttl
 	}
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	rec := &taskRecord{ID: rand.Text(), Owner: taskOwner(ctx), Tool: info.Name, Status: taskWorking,
-		Message: "the task is running", Created: now, Updated: now, TTL: ttl, Poll: e.poll}
-	if err := e.put(ctx, rec); err != nil {
-		return nil, unavailable("the task cannot be created", err)
-	}
-	if err := e.s.store.Set(ctx, "task-alive:"+rec.ID, []byte{1}, taskAliveTTL); err != nil {
-		return nil, unavailable("the task cannot be created", err)
-	}
+	// Refused before anything is written: a refused task leaves no record.
 	e.mu.Lock()
 	busy := len(e.running) >= maxRunningTasks
 	e.mu.Unlock()
@@ -164,6 +180,22 @@ func (e *taskEngine) start(ctx context.Context, info tools.Info, args json.RawMe
 	if !e.s.calls.start() {
 		return nil, &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the task was not started"}
 	}
+	started := false
+	defer func() {
+		if !started {
+			e.s.calls.done()
+		}
+	}()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	rec := &taskRecord{ID: rand.Text(), Owner: taskOwner(ctx), Tool: info.Name, Status: taskWorking,
+		Message: "the task is running", Created: now, Updated: now, TTL: ttl, Poll: e.poll}
+	if err := e.put(ctx, rec); err != nil {
+		return nil, unavailable("the task cannot be created", err)
+	}
+	if err := e.s.store.Set(ctx, "task-alive:"+rec.ID, []byte{1}, taskAliveTTL); err != nil {
+		return nil, unavailable("the task cannot be created", err)
+	}
+	started = true
 	// The work outlives the request that created it: it ends when it is
 	// done, cancelled (tasks/cancel, on any replica), or when the server's
 	// shutdown grace is over.
@@ -198,6 +230,21 @@ func (e *taskEngine) run(ctx context.Context, rec *taskRecord, args json.RawMess
 			case <-t.C:
 				hctx, cancel := context.WithTimeout(context.Background(), taskHeartbeat)
 				_ = e.s.store.Set(hctx, "task-alive:"+rec.ID, []byte{1}, taskAliveTTL)
+				if time.Until(rec.expires()) < 2*taskAliveTTL {
+					// Near or past its TTL and still running: kept while it runs.
+					_, _ = e.s.store.Get(hctx, taskKey(rec.ID), rec.keep())
+				}
+				if _, err := e.s.store.Get(hctx, "task-final:"+rec.ID, 0); err == nil {
+					// It ended elsewhere (cancelled, or seen failed) and the
+					// message that stops its work was lost (delivery is at
+					// most once): stop it now.
+					e.mu.Lock()
+					stop := e.running[rec.ID]
+					e.mu.Unlock()
+					if stop != nil {
+						stop()
+					}
+				}
 				cancel()
 			case <-alive:
 				return
@@ -267,15 +314,19 @@ func (e *taskEngine) run(ctx context.Context, rec *taskRecord, args json.RawMess
 }
 
 // finish writes a terminal record, unless another terminal status was
-// written first; it reports whether it wrote.
+// written first; it reports whether it wrote. A task that ends after its
+// TTL (it was kept while it ran) is kept for keep after its end, and its
+// TTL grows to say so.
 func (e *taskEngine) finish(ctx context.Context, rec *taskRecord) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	ttl := time.Until(rec.expires())
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	ttl := rec.expires().Sub(now)
 	if ttl <= 0 {
-		return false
+		ttl = rec.keep()
+		rec.TTL = now.Sub(rec.Created) + ttl
 	}
-	rec.Updated = time.Now().UTC().Truncate(time.Millisecond)
+	rec.Updated = now
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return false
@@ -285,16 +336,21 @@ func (e *taskEngine) finish(ctx context.Context, rec *taskRecord) bool {
 		e.s.log.Warn("task end not recorded: the state store cannot be reached; the task will read as failed", "task", rec.ID, "err", err)
 		return false
 	}
+	if first {
+		// The working record may have been kept past the TTL, beyond the
+		// terminal one: it must not be read once that one has gone.
+		_ = e.s.store.Delete(ctx, taskKey(rec.ID))
+	}
 	return first
 }
 
-// put writes rec for the rest of its time to live.
+// put writes rec for the rest of its time to live (storeTTL).
 func (e *taskEngine) put(ctx context.Context, rec *taskRecord) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	ttl := time.Until(rec.expires())
+	ttl := rec.storeTTL()
 	if ttl <= 0 {
 		return nil
 	}
@@ -388,7 +444,10 @@ func (e *taskEngine) cancel(ctx context.Context, id, owner string) (*taskRecord,
 	return &done, nil
 }
 
-// wait returns owner's task once it has ended, or ctx's error.
+// wait returns owner's task once it has ended, or ctx's error. When ctx
+// ends, it looks once more: a stdio session stops its waits after the
+// shutdown let the tasks end, and a task that ended in the last poll
+// interval is still answered.
 func (e *taskEngine) wait(ctx context.Context, id, owner string) (*taskRecord, error) {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
@@ -400,6 +459,11 @@ func (e *taskEngine) wait(ctx context.Context, id, owner string) (*taskRecord, e
 		select {
 		case <-t.C:
 		case <-ctx.Done():
+			last, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			defer cancel()
+			if rec, err := e.get(last, id, owner); err == nil && rec.terminal() {
+				return rec, nil
+			}
 			return nil, ctx.Err()
 		}
 	}

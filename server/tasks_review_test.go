@@ -1,0 +1,175 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcp-tools/mcp-tools/server"
+	"github.com/mcp-tools/mcp-tools/state"
+	"github.com/mcp-tools/mcp-tools/tools"
+)
+
+// TestStdioTaskResultAnsweredAtEOF: a client that asks tasks/result and
+// then closes stdin (a script piping its requests in) gets the result of a
+// task that ends within the shutdown grace, not silence.
+func TestStdioTaskResultAnsweredAtEOF(t *testing.T) {
+	var stopped atomic.Int64
+	reg, _ := tools.NewRegistry(taskTools(&stopped)...)
+	srv, err := server.New(reg, server.Options{ShutdownGrace: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(context.Background(), inR, outW); outW.Close() }()
+	t.Cleanup(func() {
+		inW.Close()
+		<-done
+	})
+	c := &stdioRPC{t: t, in: inW, out: json.NewDecoder(outR)}
+	c.do("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})
+	inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	m := c.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 3, "millis_per_step": 100}, "task": map[string]any{}})
+	id, _ := result(t, m)["task"].(map[string]any)["taskId"].(string)
+	if id == "" {
+		t.Fatalf("no task: %v", m)
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "tasks/result", "params": map[string]any{"taskId": id}})
+	inW.Write(append(b, '\n'))
+	time.Sleep(50 * time.Millisecond) // the request is read before the end of the input
+	inW.Close()
+	for {
+		var m map[string]any
+		if err := c.out.Decode(&m); err != nil {
+			t.Fatalf("stdout ended without an answer to tasks/result: %v", err)
+		}
+		if m["id"] == float64(99) {
+			if r := result(t, m); text(r) != "done after 3 steps" {
+				t.Errorf("tasks/result = %v, want the tool's result", m)
+			}
+			return
+		}
+	}
+}
+
+// TestTaskHugeTTLIsClamped: a 2025-11-25 client that asks for a very long
+// ttl gets the server's most, not a ttl that wrapped around in the
+// conversion to a duration (18446744073710 ms is 448384 ns modulo 2^64).
+func TestTaskHugeTTLIsClamped(t *testing.T) {
+	var stopped atomic.Int64
+	c := legacyRPC(t, startTaskServer(t, server.Options{}, &stopped))
+	for _, ttl := range []int64{18446744073710, 1<<63 - 1, 9223372036855} {
+		_, m := c.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 1, "millis_per_step": 1}, "task": map[string]any{"ttl": ttl}})
+		task, _ := result(t, m)["task"].(map[string]any)
+		if task["ttl"] != float64(server.DefaultTaskTTL.Milliseconds()) {
+			t.Errorf("ttl %d asked: task ttl %v, want the server's most, %d", ttl, task["ttl"], server.DefaultTaskTTL.Milliseconds())
+		}
+	}
+}
+
+// TestTaskOutlivingItsTTL: a task still running when its TTL is over is
+// kept while it runs, and its result after it ends; it was dropped at its
+// TTL, so a job longer than the TTL (at most an hour from the command
+// line, whatever the tool's timeout) could never be read.
+func TestTaskOutlivingItsTTL(t *testing.T) {
+	var stopped atomic.Int64
+	base := startTaskServer(t, server.Options{TaskTTL: 300 * time.Millisecond}, &stopped)
+	c := &rpc{t: t, base: base, modern: true, ext: true}
+	_, m := c.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 12, "millis_per_step": 100}})
+	id := result(t, m)["taskId"].(string)
+	r := c.pollUntil(id, "completed")
+	if text(r["result"].(map[string]any)) != "done after 12 steps" {
+		t.Fatalf("tasks/get = %v, want the result", r)
+	}
+	created, _ := time.Parse(time.RFC3339Nano, r["createdAt"].(string))
+	updated, _ := time.Parse(time.RFC3339Nano, r["lastUpdatedAt"].(string))
+	if ttl := time.Duration(r["ttlMs"].(float64)) * time.Millisecond; created.Add(ttl).Before(updated.Add(300 * time.Millisecond)) {
+		t.Errorf("ttlMs %v: the task is said to go before its TTL after its end (created %v, ended %v)", r["ttlMs"], created, updated)
+	}
+
+	// 2025-11-25: tasks/result waits, and gets it.
+	l := legacyRPC(t, base)
+	_, m = l.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 12, "millis_per_step": 100}, "task": map[string]any{}})
+	id = result(t, m)["task"].(map[string]any)["taskId"].(string)
+	if _, m := l.do("tasks/result", map[string]any{"taskId": id}); text(result(t, m)) != "done after 12 steps" {
+		t.Errorf("tasks/result of a task that outlived its TTL = %v", m)
+	}
+}
+
+// lossyBus is a shared store whose messages are lost, as a Redis
+// subscription's are while it reconnects (delivery is at most once).
+type lossyBus struct{ sharedMemory }
+
+func (lossyBus) Publish(context.Context, string, []byte) error { return nil }
+
+// TestCancelledTaskStopsWithoutTheMessage: a task cancelled on another
+// replica stops even when the cancel message is lost: the replica running
+// it sees the terminal record. It ran to its end (up to the tool's
+// timeout), holding its session's place.
+func TestCancelledTaskStopsWithoutTheMessage(t *testing.T) {
+	m := state.NewMemory()
+	t.Cleanup(func() { m.Close() })
+	st := lossyBus{sharedMemory{m}}
+	var stopped atomic.Int64
+	a := &rpc{t: t, base: startTaskServer(t, server.Options{State: st}, &stopped), modern: true, ext: true}
+	b := &rpc{t: t, base: startTaskServer(t, server.Options{State: st}, &stopped), modern: true, ext: true}
+	_, resp := a.do("tools/call", map[string]any{"name": "batch", "arguments": map[string]any{"steps": 300, "millis_per_step": 100}})
+	id := result(t, resp)["taskId"].(string)
+	b.do("tasks/cancel", map[string]any{"taskId": id})
+	deadline := time.Now().Add(10 * time.Second)
+	for stopped.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("a cancelled task whose cancel message was lost kept running")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if r := a.pollUntil(id, "cancelled", "completed", "failed"); r["status"] != "cancelled" {
+		t.Errorf("status %v, want cancelled", r["status"])
+	}
+}
+
+// countingStore counts the task records written.
+type countingStore struct {
+	sharedMemory
+	records atomic.Int64
+}
+
+func (c *countingStore) Set(ctx context.Context, key string, v []byte, ttl time.Duration) error {
+	if strings.HasPrefix(key, "task:") && bytes.Contains(v, []byte(`"m":"the task is running"`)) {
+		c.records.Add(1)
+	}
+	return c.sharedMemory.Set(ctx, key, v, ttl)
+}
+
+// TestBusyTaskLeavesNoRecord: a call refused because the server runs its
+// most tasks leaves nothing behind; it left a working record (read as
+// failed) for the TTL, an hour, for every refusal.
+func TestBusyTaskLeavesNoRecord(t *testing.T) {
+	m := state.NewMemory()
+	t.Cleanup(func() { m.Close() })
+	st := &countingStore{sharedMemory: sharedMemory{m}}
+	var stopped atomic.Int64
+	c := &rpc{t: t, base: startTaskServer(t, server.Options{State: st, ShutdownGrace: time.Millisecond}, &stopped), modern: true, ext: true}
+	const most = 1000 // maxRunningTasks
+	for i := range most {
+		if _, m := c.do("tools/call", map[string]any{"name": "batch", "arguments": map[string]any{"steps": 1000, "millis_per_step": 1000}}); result(t, m)["taskId"] == nil {
+			t.Fatalf("task %d: %v", i, m)
+		}
+	}
+	for range 5 {
+		if _, m := c.do("tools/call", map[string]any{"name": "batch", "arguments": map[string]any{"steps": 1, "millis_per_step": 1}}); !strings.Contains(fmt.Sprint(m), "busy") {
+			t.Fatalf("call past the most tasks = %v, want busy", m)
+		}
+	}
+	if n := st.records.Load(); n != most {
+		t.Errorf("%d task records written for %d tasks", n, most)
+	}
+}
