@@ -137,3 +137,48 @@ func TestApprovalEditOfALargeInteger(t *testing.T) {
 		})
 	}
 }
+
+// TestCallEditOfALargeInteger: Server.Call's Ask answers as a client does;
+// an integer it gives exactly (json.Number, int64) runs exactly, and one
+// it gives as a float64 past 2^53, which may be rounded, is refused.
+func TestCallEditOfALargeInteger(t *testing.T) {
+	tests := []struct {
+		name    string
+		account any
+		ran     string
+	}{
+		{name: "json.Number", account: json.Number("9007199254740993"), ran: `{"account":9007199254740993}`},
+		{name: "int64", account: int64(9007199254740993), ran: `{"account":9007199254740993}`},
+		{name: "float64", account: float64(9007199254740993)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var l ledger
+			reg, err := tools.NewRegistry(l.tool())
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := server.New(reg, server.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := srv.Call(t.Context(), "transfer", json.RawMessage(`{"account":1}`), server.CallOptions{
+				Ask: func(context.Context, server.Question) (server.Answer, error) {
+					return server.Answer{Accept: true, Content: map[string]any{"account": tt.account}}, nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := l.list()
+			if tt.ran == "" {
+				if len(got) != 0 || res.Kind != tools.KindApprovalDenied || !strings.Contains(res.Text, `"account"`) {
+					t.Errorf("ran %v, result %q (%s); want no run and a refusal naming the field", got, res.Text, res.Kind)
+				}
+				return
+			}
+			if res.IsError || len(got) != 1 || got[0] != tt.ran {
+				t.Errorf("result %q, ran %v; want a run with exactly %s", res.Text, got, tt.ran)
+			}
+		})
+	}
+}
