@@ -63,8 +63,10 @@ var formatsAllowed = map[string]bool{"email": true, "uri": true, "date": true, "
 // args, a JSON object. Each top-level argument becomes a property whose
 // default is the model's value; its type, enum and description come from
 // info.InputSchema when they are flat, and otherwise the value is shown as
-// JSON text. Secret arguments (info.Secret) get a property without a
-// default. Properties of the input schema that the model left out are on
+// JSON text. So is a number that a client holding numbers as float64 could
+// not show or edit exactly: one of 2^53 or more in magnitude, or one with
+// more digits than a float64 holds. Secret arguments (info.Secret) get a
+// property without a default. Properties of the input schema that the model left out are on
 // the form too, without a default, so the reviewer can add them.
 //
 // NewForm fails only when args is not a JSON object.
@@ -96,7 +98,9 @@ func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
 			}
 			var ok bool
 			p, ok = flatProperty(decl, v, present)
-			if !ok {
+			// A number a float64 would round, or one past 2^53 that a
+			// client might round as it is edited, is shown as text.
+			if !ok || (present && !floatSafe(raw)) {
 				fd.asJSON = true
 				p = map[string]any{"type": "string", "description": withNote(decl, "JSON value")}
 				if present {
@@ -261,7 +265,9 @@ func withNote(decl map[string]any, note string) string {
 }
 
 // Answer is a person's reply: action "accept", "decline" or "cancel", and
-// the form's content on accept.
+// the form's content on accept. Numbers in Content are best decoded as
+// json.Number (encoding/json's UseNumber), which keeps them as the client
+// wrote them; a float64 cannot hold every integer past 2^53.
 type Answer struct {
 	Action  string
 	Content map[string]any
@@ -272,13 +278,18 @@ type Answer struct {
 //
 // On accept, the content is first checked against the form: content that
 // does not fit it (a wrong type, a field the form did not ask for, JSON
-// text that does not parse) is a rejection. Fields left out keep the
-// model's values, and so do secret fields, and fields the model did not
-// send, left empty. When every value is the model's the outcome is Approve
-// with args exactly; otherwise it is Edit with the merged arguments, which
-// are validated again with v, the tool's input schema (nil: not checked):
-// an edit that breaks it is a *tools.Error of kind invalid_arguments whose
-// message starts "the reviewer's edit is invalid: ", and must never run.
+// text that does not parse) is a rejection, and so is a number of 2^53 or
+// more in magnitude, other than the model's, that may have been rounded on
+// its way from the person: any float64, or a json.Number that a float64
+// holds exactly (what a client holding numbers as float64 rounds to).
+// Fields left out keep the model's values, and so do secret fields, and
+// fields the model did not send, left empty. Values are compared number
+// for number as written. When every value is the model's the outcome is
+// Approve with args exactly; otherwise it is Edit with the merged
+// arguments, which are validated again with v, the tool's input schema
+// (nil: not checked): an edit that breaks it is a *tools.Error of kind
+// invalid_arguments whose message starts "the reviewer's edit is invalid: ",
+// and must never run.
 //
 // Decline, cancel and any other action are rejections; their Reason is
 // written for the model.
@@ -333,10 +344,14 @@ func (f Form) Decide(args json.RawMessage, a Answer, v *schema.Validator) (Outco
 		} else if nv, err = json.Marshal(val); err != nil {
 			return reject(fmt.Sprintf("Rejected: the reviewer's answer did not fit the form: field %q: %v", k, err))
 		}
-		if !present || !sameJSON(old, nv) {
-			changed = true
-			merged[k] = nv
+		if present && sameValue(old, nv) {
+			continue
 		}
+		if mayBeRounded(val, nv) {
+			return reject(fmt.Sprintf("Rejected: the reviewer's value for field %q, %s, may not be the number they gave: from 2^53 on, a number can be rounded on its way from the reviewer (float64 turns 9007199254740993 into 9007199254740992); the tool did not run", k, shorten(string(nv), SummaryValueLen)))
+		}
+		changed = true
+		merged[k] = nv
 	}
 	if !changed {
 		return Outcome{Decision: Approve, Args: args, Remember: remember, By: "elicitation"}, nil
@@ -496,24 +511,4 @@ func objectFields(args json.RawMessage) ([]kv, error) {
 // any case (tools.IsSecret), so a case variant the model sent is hidden too.
 func secretSet(names []string) func(name string) bool {
 	return func(name string) bool { return tools.IsSecret(name, names) }
-}
-
-// canonical returns raw decoded and encoded again: encoding/json sorts
-// object keys and drops spacing, so two encodings of the same value give
-// the same bytes. It returns raw itself when raw is not JSON.
-func canonical(raw json.RawMessage) []byte {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return raw
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return raw
-	}
-	return b
-}
-
-// sameJSON reports whether a and b are the same JSON value.
-func sameJSON(a, b json.RawMessage) bool {
-	return bytes.Equal(canonical(a), canonical(b))
 }

@@ -430,3 +430,99 @@ func FuzzNewForm(f *testing.F) {
 		}
 	})
 }
+
+// bankInfo takes numbers that a float64 may not hold.
+var bankInfo = tools.Info{Name: "transfer", InputSchema: json.RawMessage(`{"type":"object","properties":{
+	"account":{"type":"integer"},"n":{"type":"integer"},"x":{"type":"number"},"route":{"type":"object"}}}`)}
+
+// TestNewFormLargeNumbers: a number a client holding numbers as float64
+// would show rounded (9007199254740993 shows as 9007199254740992) is shown
+// as JSON text, which every client keeps as it is.
+func TestNewFormLargeNumbers(t *testing.T) {
+	f, err := approval.NewForm(bankInfo, json.RawMessage(`{"account":9007199254740993,"n":9007199254740991,"x":1.50,"big":-9007199254740992,"frac":0.1000000000000000000001,"huge":1e400}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := properties(t, f)
+	tests := []struct {
+		name string
+		want map[string]any
+	}{
+		{name: "account", want: map[string]any{"type": "string", "description": "JSON value", "default": "9007199254740993"}},
+		{name: "n", want: map[string]any{"type": "integer", "default": 9007199254740991.0}},
+		{name: "x", want: map[string]any{"type": "number", "default": 1.5}},
+		{name: "big", want: map[string]any{"type": "string", "description": "JSON value", "default": "-9007199254740992"}},
+		{name: "frac", want: map[string]any{"type": "string", "description": "JSON value", "default": "0.1000000000000000000001"}},
+		{name: "huge", want: map[string]any{"type": "string", "description": "JSON value", "default": "1e400"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := props[tt.name]; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("property %q = %v, want %v", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDecideLargeIntegers: the arguments that run are exactly the answer's,
+// number for number; a number past 2^53 that may have been rounded on its
+// way from the person is refused, unless it is the model's own.
+func TestDecideLargeIntegers(t *testing.T) {
+	v := schema.MustCompile(bankInfo.InputSchema)
+	tests := []struct {
+		name    string
+		args    string
+		content map[string]any
+		want    approval.Decision
+		ran     string // the arguments that run, on Approve or Edit
+		reason  string // on Reject
+	}{
+		{name: "large integer shown as text, left as it is", args: `{"account":9007199254740993}`,
+			content: map[string]any{"account": "9007199254740993"}, want: approval.Approve, ran: `{"account":9007199254740993}`},
+		{name: "large integer shown as text, edited", args: `{"account":9007199254740993}`,
+			content: map[string]any{"account": "9007199254740995"}, want: approval.Edit, ran: `{"account":9007199254740995}`},
+		{name: "large integer shown as text, edited by one", args: `{"account":9007199254740993}`,
+			content: map[string]any{"account": "9007199254740992"}, want: approval.Edit, ran: `{"account":9007199254740992}`},
+		{name: "edit to a large integer, exact", args: `{"n":1}`,
+			content: map[string]any{"n": json.Number("9007199254740993")}, want: approval.Edit, ran: `{"n":9007199254740993}`},
+		{name: "edit to a large integer, through float64", args: `{"n":1}`,
+			content: map[string]any{"n": float64(9007199254740993)}, want: approval.Reject, reason: `field "n"`},
+		{name: "edit to a large integer a float64 holds, maybe rounded", args: `{"n":1}`,
+			content: map[string]any{"n": json.Number("9007199254740992")}, want: approval.Reject, reason: `field "n"`},
+		{name: "small integer as float64", args: `{"n":1}`,
+			content: map[string]any{"n": 2.0}, want: approval.Edit, ran: `{"n":2}`},
+		{name: "unchanged, as float64", args: `{"n":9007199254740991}`,
+			content: map[string]any{"n": 9007199254740991.0}, want: approval.Approve, ran: `{"n":9007199254740991}`},
+		{name: "same number written otherwise", args: `{"x":1.50}`,
+			content: map[string]any{"x": json.Number("15e-1")}, want: approval.Approve, ran: `{"x":1.50}`},
+		{name: "nested large integer edited by one", args: `{"route":{"id":9007199254740992}}`,
+			content: map[string]any{"route": `{"id":9007199254740993}`}, want: approval.Edit, ran: `{"route":{"id":9007199254740993}}`},
+		{name: "nested large integer left as it is", args: `{"route":{"id":9007199254740993}}`,
+			content: map[string]any{"route": `{ "id" : 9007199254740993 }`}, want: approval.Approve, ran: `{"route":{"id":9007199254740993}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := json.RawMessage(tt.args)
+			f, err := approval.NewForm(bankInfo, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := f.Decide(args, approval.Answer{Action: "accept", Content: tt.content}, v)
+			if err != nil {
+				t.Fatalf("Decide: %v", err)
+			}
+			if out.Decision != tt.want {
+				t.Fatalf("Decide = %+v, want %s", out, tt.want)
+			}
+			if tt.want == approval.Reject {
+				if !strings.Contains(out.Reason, tt.reason) || !strings.Contains(out.Reason, "the tool did not run") {
+					t.Errorf("reason %q, want it to name %s and say the tool did not run", out.Reason, tt.reason)
+				}
+				return
+			}
+			if string(out.Args) != tt.ran {
+				t.Errorf("args = %s, want exactly %s", out.Args, tt.ran)
+			}
+		})
+	}
+}

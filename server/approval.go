@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -214,11 +215,44 @@ func (s *Server) resume(ctx context.Context, name string, args json.RawMessage, 
 		}
 		return approval.Outcome{Decision: approval.Reject, By: "state", Reason: fmt.Sprintf("Rejected: the approval answer was refused (%v); the tool did not run", err)}, nil
 	}
-	ans := mcpserver.ElicitationResponse(rt.InputResponses, approvalInputID)
+	ans := elicitationAnswer(rt.InputResponses, approvalInputID)
 	if ans == nil {
 		return approval.Outcome{Decision: approval.Reject, By: "elicitation", Reason: "Rejected: the retry carried no answer to the approval question; the tool did not run"}, nil
 	}
 	return s.decide(form, args, ans, v)
+}
+
+// elicitationAnswer returns the elicitation result the client sent under
+// id, or nil when there is none or it is not one. Its content's numbers are
+// json.Number, as the client wrote them: mcp-go keeps the response's text
+// until it is decoded, and its own decoding (ElicitationResponse) goes
+// through float64, which would run 9007199254740992 for the
+// 9007199254740993 a person typed.
+func elicitationAnswer(responses mcp.InputResponses, id string) *mcp.ElicitationResult {
+	r, ok := responses[id]
+	if !ok {
+		return nil
+	}
+	raw, err := json.Marshal(r) // the text as received
+	if err != nil {
+		return nil
+	}
+	var wire struct {
+		Action  mcp.ElicitationResponseAction `json:"action"`
+		Content json.RawMessage               `json:"content"`
+	}
+	if json.Unmarshal(raw, &wire) != nil {
+		return nil
+	}
+	ans := &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: wire.Action}}
+	if len(wire.Content) > 0 {
+		d := json.NewDecoder(bytes.NewReader(wire.Content))
+		d.UseNumber()
+		if d.Decode(&ans.Content) != nil {
+			return nil
+		}
+	}
+	return ans
 }
 
 // decide reads a person's answer. An edit that breaks the tool's schema is

@@ -57,7 +57,10 @@ type Answer struct {
 	// Accept is true when the person approves the call; false declines it.
 	Accept bool
 	// Content is the form's content (see Question.Schema) when accepting;
-	// nil is an empty form.
+	// nil is an empty form. It is sent as encoding/json writes it: a
+	// number past 2^53 given as a json.Number or a Go integer runs
+	// exactly; given as a float64, which may be a rounded one, it is
+	// refused unless it is the model's own value.
 	Content map[string]any
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
@@ -85,9 +86,14 @@ func gcm(key []byte) cipher.AEAD {
 	return aead
 }
 
+// argsHash is a digest of args: spacing and key order do not matter, and
+// numbers count as written, so two integers past 2^53 that round to one
+// float64 are two calls.
 func argsHash(args json.RawMessage) string {
 	var v any
-	if json.Unmarshal(args, &v) != nil {
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	if d.Decode(&v) != nil || d.More() {
 		v = string(args)
 	}
 	b, _ := json.Marshal(v) // maps marshal with sorted keys: spacing and order do not matter

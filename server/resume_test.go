@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -275,5 +276,38 @@ func TestWrappedPipelineResumes(t *testing.T) {
 	}
 	if got := j.String(); got != "stamp#1,send_a:w@1,send_b:w@1" {
 		t.Errorf("steps ran %s", got)
+	}
+}
+
+// TestResumeStateBoundToExactArguments: a pipeline's state is bound to the
+// call's exact arguments; two integers past 2^53 that share one float64
+// are two calls, and a state for one does not resume the other.
+func TestResumeStateBoundToExactArguments(t *testing.T) {
+	type chargeIn struct {
+		Account int64 `json:"account"`
+	}
+	var j journal
+	charge := approval.Gate(typed.MustNew("charge", "Charge.", func(_ context.Context, in chargeIn) (string, error) {
+		j.add(fmt.Sprint(in.Account))
+		return "charged", nil
+	}))
+	p, err := pipeline.New(pipeline.Config{Name: "stamp_and_send", Description: "Charge.", Steps: []pipeline.Step{{Tool: charge}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, _ := tools.NewRegistry(charge, p)
+	url := startRegistry(t, reg, server.Options{})
+	first := modernPost(t, url, map[string]any{"name": "stamp_and_send", "arguments": map[string]any{"account": json.Number("9007199254740992")}})
+	if first["resultType"] != "input_required" {
+		t.Fatalf("first call = %v, want input_required", first)
+	}
+	if other := retryWith(t, url, map[string]any{"account": json.Number("9007199254740993")}, first); other["isError"] != true {
+		t.Errorf("the state for account 9007199254740992 resumed a call for 9007199254740993: %v", other)
+	}
+	if done := retryWith(t, url, map[string]any{"account": json.Number("9007199254740992")}, first); done["isError"] == true {
+		t.Errorf("the genuine retry = %v", done)
+	}
+	if got := j.String(); got != "9007199254740992" {
+		t.Errorf("charged %s, want 9007199254740992 once", got)
 	}
 }
