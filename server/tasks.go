@@ -124,6 +124,8 @@ type taskEngine struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc // tasks running on this replica
+	owned   map[string]int                // task places taken, by owner (see reserve)
+	places  int                           // task places taken in all
 	stop    func()                        // the cancel subscription
 }
 
@@ -131,7 +133,7 @@ type taskEngine struct {
 const chanTaskCancel = "tasks:cancel"
 
 func newTaskEngine(s *Server) *taskEngine {
-	e := &taskEngine{s: s, ttl: s.opts.TaskTTL, poll: s.opts.TaskPollInterval, running: map[string]context.CancelFunc{}}
+	e := &taskEngine{s: s, ttl: s.opts.TaskTTL, poll: s.opts.TaskPollInterval, running: map[string]context.CancelFunc{}, owned: map[string]int{}}
 	e.stop = s.store.Subscribe(chanTaskCancel, func(msg []byte) {
 		e.mu.Lock()
 		cancel := e.running[string(msg)]
@@ -161,6 +163,43 @@ func taskOwner(ctx context.Context) string {
 	return ""
 }
 
+// maxOwnerTasks is the most tasks one owner (a principal, or a session)
+// may have running on this replica: twice the calls a session runs at once
+// (the rest of them wait their turn), so that one client cannot take the
+// server's every task place (maxRunningTasks) from the others. Tasks
+// without an owner (sessionless clients without authentication, which
+// cannot be told apart) share only the server's bound.
+func (e *taskEngine) maxOwnerTasks() int { return min(2*e.s.opts.MaxInFlight, maxRunningTasks) }
+
+// reserve takes a task place for owner, or says why there is none. A
+// place is taken from before the task's record is written until its work
+// has ended, so that calls arriving together cannot all pass the bounds.
+func (e *taskEngine) reserve(owner string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.places >= maxRunningTasks {
+		return &tools.Error{Kind: tools.KindUnavailable,
+			Message: fmt.Sprintf("the server is busy: %d tasks are running on it, the most it runs at once; the tool did not run; retry later", maxRunningTasks)}
+	}
+	if most := e.maxOwnerTasks(); owner != "" && e.owned[owner] >= most {
+		return &tools.Error{Kind: tools.KindUnavailable,
+			Message: fmt.Sprintf("too many tasks: this client has %d running on this server, the most one client may have; the tool did not run; wait for one to end, or cancel one", most)}
+	}
+	e.owned[owner]++
+	e.places++
+	return nil
+}
+
+// release gives back owner's task place.
+func (e *taskEngine) release(owner string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.places--
+	if e.owned[owner]--; e.owned[owner] <= 0 {
+		delete(e.owned, owner)
+	}
+}
+
 // start creates a task for the call of info with args and runs work (the
 // rest of the call's governed chain) in the background. It returns once
 // the record is in the store, so that any replica finds it.
@@ -170,24 +209,23 @@ func (e *taskEngine) start(ctx context.Context, info tools.Info, args json.RawMe
 		ttl = e.ttl
 	}
 	// Refused before anything is written: a refused task leaves no record.
-	e.mu.Lock()
-	busy := len(e.running) >= maxRunningTasks
-	e.mu.Unlock()
-	if busy {
-		return nil, &tools.Error{Kind: tools.KindUnavailable,
-			Message: fmt.Sprintf("the server is busy: %d tasks are running on it, the most it runs at once; the tool did not run; retry later", maxRunningTasks)}
+	owner := taskOwner(ctx)
+	if err := e.reserve(owner); err != nil {
+		return nil, err
 	}
 	if !e.s.calls.start() {
+		e.release(owner)
 		return nil, &tools.Error{Kind: tools.KindCancelled, Message: "the server is shutting down; the task was not started"}
 	}
 	started := false
 	defer func() {
 		if !started {
 			e.s.calls.done()
+			e.release(owner)
 		}
 	}()
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	rec := &taskRecord{ID: rand.Text(), Owner: taskOwner(ctx), Tool: info.Name, Status: taskWorking,
+	rec := &taskRecord{ID: rand.Text(), Owner: owner, Tool: info.Name, Status: taskWorking,
 		Message: "the task is running", Created: now, Updated: now, TTL: ttl, Poll: e.poll}
 	if err := e.put(ctx, rec); err != nil {
 		return nil, unavailable("the task cannot be created", err)
@@ -212,6 +250,7 @@ func (e *taskEngine) start(ctx context.Context, info tools.Info, args json.RawMe
 			e.mu.Lock()
 			delete(e.running, rec.ID)
 			e.mu.Unlock()
+			e.release(owner)
 		}()
 		e.run(runCtx, rec, args, want, work)
 	}()

@@ -173,3 +173,51 @@ func TestBusyTaskLeavesNoRecord(t *testing.T) {
 		t.Errorf("%d task records written for %d tasks", n, most)
 	}
 }
+
+// TestOneClientCannotTakeEveryTaskPlace: a session may have twice
+// MaxInFlight tasks running at once; past that its task calls are refused
+// (and leave no record), while another session still gets its tasks, and
+// the first gets a place back when one of its tasks ends.
+func TestOneClientCannotTakeEveryTaskPlace(t *testing.T) {
+	var stopped atomic.Int64
+	base := startTaskServer(t, server.Options{MaxInFlight: 2, ShutdownGrace: time.Millisecond}, &stopped)
+	long := map[string]any{"name": "slow", "arguments": map[string]any{"steps": 1000, "millis_per_step": 1000}, "task": map[string]any{}}
+	taskID := func(c *rpc) (string, map[string]any) {
+		t.Helper()
+		_, m := c.do("tools/call", long)
+		r, _ := m["result"].(map[string]any)
+		task, _ := r["task"].(map[string]any)
+		id, _ := task["taskId"].(string)
+		return id, m
+	}
+	a := legacyRPC(t, base)
+	var ids []string
+	for i := range 4 { // 2 × MaxInFlight
+		id, m := taskID(a)
+		if id == "" {
+			t.Fatalf("task %d of the first session: %v", i+1, m)
+		}
+		ids = append(ids, id)
+	}
+	if id, m := taskID(a); id != "" || !strings.Contains(fmt.Sprint(m), "too many tasks") {
+		t.Fatalf("a fifth task of one session = %v, want refused: too many tasks", m)
+	}
+	b := legacyRPC(t, base)
+	if id, m := taskID(b); id == "" {
+		t.Fatalf("another session's task = %v, want a task", m)
+	}
+	if _, m := a.do("tasks/cancel", map[string]any{"taskId": ids[0]}); m["error"] != nil {
+		t.Fatalf("tasks/cancel = %v", m)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		id, m := taskID(a)
+		if id != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after a cancel, the session's task call = %v, want a task", m)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
