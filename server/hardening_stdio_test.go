@@ -198,6 +198,47 @@ func TestStdioEOFLetsMCPGoCallsFinish(t *testing.T) {
 	}
 }
 
+// TestStdioEOFRunsQueuedMCPGoCalls: when stdin ends with more calls on
+// mcp-go's path than MaxInFlight, the ones still waiting in mcp-go's
+// pool for a worker run too, each answered once with its result. They
+// were answered "the server is shutting down; the call was not run", or
+// cancelled, since the end of the input began the shutdown before they
+// had a worker.
+func TestStdioEOFRunsQueuedMCPGoCalls(t *testing.T) {
+	const n = 6
+	for name, offFast := range map[string]string{
+		"other parameter": `"x-slow":true`,
+		"protocol 2026-07-28": `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := startRaw(t, "MCP_TOOLS_TEST_MAX_IN_FLIGHT=2")
+			for i := range n {
+				r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":300},%s}}`, i, offFast))
+			}
+			r.in.Close()
+			answered := map[any]int{}
+			for range n {
+				m := r.read(t)
+				if !strings.Contains(string(m.Result), "slept") {
+					t.Errorf("call %v = %s %+v, want slept", m.ID, m.Result, m.Error)
+				}
+				answered[m.ID]++
+			}
+			if len(answered) != n {
+				t.Errorf("answered %v, want each of %d calls once", answered, n)
+			}
+			// Nothing more: no call is answered twice, and the server exits.
+			if line, err := r.out.ReadString('\n'); err == nil {
+				t.Errorf("after every answer, the server wrote %q", line)
+			}
+			if err := r.cmd.Wait(); err != nil {
+				t.Errorf("server exit = %v (stderr: %s)", err, r.stderr.String())
+			}
+		})
+	}
+}
+
 // TestStdioEOFAnswersEveryCall: when stdin ends with calls still queued,
 // each is answered (they finish within the grace period) before the server
 // exits; none is dropped because the input closed first.
