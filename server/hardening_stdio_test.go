@@ -176,6 +176,32 @@ func TestStdioBoundHolds(t *testing.T) {
 	}
 }
 
+// TestStdioHugeNumberIDRefused: a call on mcp-go's path whose id is a
+// number past float64's range is refused, naming its id, and holds no
+// place among the outstanding calls. mcp-go cannot read such an id: it
+// answered "parse error" with a null id, and the call's place was never
+// freed (so the next call past the bound was refused as busy, and the end
+// of the input waited the whole grace period for its answer).
+func TestStdioHugeNumberIDRefused(t *testing.T) {
+	r := startRaw(t, "MCP_TOOLS_TEST_MAX_QUEUED=1")
+	r.send(t, `{"jsonrpc":"2.0","id":1e400,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"x-slow":true}}`)
+	// The answer is read raw: 1e400 does not fit the test's float64 either.
+	got := make(chan string, 1)
+	go func() { line, _ := r.out.ReadString('\n'); got <- line }()
+	select {
+	case line := <-got:
+		if !strings.Contains(line, `"id":1e400,"error":{"code":-32600,`) || !strings.Contains(line, "too large") {
+			t.Errorf("call with id 1e400 answered %q, want a -32600 error naming it", line)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no answer to the call with id 1e400 (stderr: %s)", r.stderr.String())
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"next"},"x-slow":true}}`)
+	if m := r.read(t); m.ID != float64(2) || !strings.Contains(string(m.Result), "next") {
+		t.Errorf("the next call = %+v %s, want it run (its place is free)", m, m.Result)
+	}
+}
+
 // TestStdioEOFLetsMCPGoCallsFinish: when stdin ends, the calls mcp-go
 // runs (here made to go its way by an extra parameter) finish as the fast
 // path's do, each answered with its result. mcp-go cancels every call it

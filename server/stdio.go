@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -250,6 +251,11 @@ func (f *stdioFilter) track(fr frame, slow bool) *frameError {
 		f.pending = make(map[string][]byte)
 	}
 	key := idKey(fr.id)
+	if slow && strings.HasPrefix(key, "?") {
+		// A number past float64's range: mcp-go cannot read it, and
+		// answers with a null id, which would never free the call's place.
+		return &frameError{id: fr.id, code: mcp.INVALID_REQUEST, msg: "invalid request: the id is a number too large to read; use a smaller number or a string"}
+	}
 	if _, dup := f.pending[key]; dup {
 		return &frameError{id: fr.id, code: mcp.INVALID_REQUEST, msg: "invalid request: a request with this id is still in progress"}
 	}
