@@ -265,6 +265,48 @@ func TestStdioEOFRunsQueuedMCPGoCalls(t *testing.T) {
 	}
 }
 
+// TestStdioShutdownAnswersQueuedMCPGoCalls: at a shutdown (SIGTERM, or
+// the end of the input past the grace period) the calls on mcp-go's path
+// still waiting for a worker are answered, as not run, and the one running
+// as cancelled; each once. mcp-go's workers stop when its context ends and
+// dropped what was left in its queue: those calls were never answered.
+func TestStdioShutdownAnswersQueuedMCPGoCalls(t *testing.T) {
+	const queued = 8
+	for _, how := range []string{"SIGTERM", "end of input"} {
+		t.Run(how, func(t *testing.T) {
+			r := startRaw(t, "MCP_TOOLS_TEST_MAX_IN_FLIGHT=1", "MCP_TOOLS_TEST_GRACE=1s")
+			for i := range queued + 1 { // the first runs a minute; the rest wait for it
+				r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":60000},"x-slow":true}}`, i))
+			}
+			r.send(t, `{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+			if m := r.read(t); m.ID != "ping" { // every call was read
+				t.Fatalf("got %+v, want the ping's answer", m)
+			}
+			if how == "SIGTERM" {
+				if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				r.in.Close()
+			}
+			answered := map[any]int{}
+			for range queued + 1 {
+				m := r.read(t)
+				if !strings.Contains(string(m.Result), `"cancelled"`) {
+					t.Errorf("call %v = %s %+v, want a cancelled result", m.ID, m.Result, m.Error)
+				}
+				answered[m.ID]++
+			}
+			if len(answered) != queued+1 {
+				t.Errorf("answered %v, want each of %d calls once", answered, queued+1)
+			}
+			if line, err := r.out.ReadString('\n'); err == nil {
+				t.Errorf("after every answer, the server wrote %q", line)
+			}
+		})
+	}
+}
+
 // TestStdioEOFAnswersEveryCall: when stdin ends with calls still queued,
 // each is answered (they finish within the grace period) before the server
 // exits; none is dropped because the input closed first.

@@ -157,6 +157,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		return keep
 	}}
 	err := stdio.Listen(listenCtx, lines, w)
+	// A call mcp-go took and did not answer (at a shutdown it drops those
+	// still waiting for a worker) is answered here: it was not run.
+	for _, id := range filter.unanswered() {
+		_, _ = w.Write(encodeResponse(id, shuttingDown()))
+	}
 	// Input ended (or the session is stopping): the calls finish within
 	// the grace period, as at a shutdown, and each is answered; none is
 	// dropped because stdin closed first. (At the end of the input, this
@@ -311,6 +316,20 @@ func (f *stdioFilter) slowDone() <-chan struct{} {
 		f.slowIdle = make(chan struct{})
 	}
 	return f.slowIdle
+}
+
+// unanswered returns the raw ids of the calls mcp-go took and has not
+// answered: once its Listen has returned, it never will.
+func (f *stdioFilter) unanswered() [][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ids [][]byte
+	for _, id := range f.pending {
+		if id != nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // forgetSlow frees the place of a call mcp-go runs, by key.
