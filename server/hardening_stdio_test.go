@@ -3,6 +3,7 @@ package server_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"sort"
 	"strings"
@@ -302,6 +303,29 @@ func TestStdioShutdownAnswersQueuedMCPGoCalls(t *testing.T) {
 			}
 			if line, err := r.out.ReadString('\n'); err == nil {
 				t.Errorf("after every answer, the server wrote %q", line)
+			}
+		})
+	}
+}
+
+// TestStdioEOFRunsLastLineWithoutNewline: a last call not ended by a
+// newline (printf '...' | mcp-tools serve) is run on mcp-go's path as on
+// the fast path. mcp-go drops a last line without its newline: the call
+// was never run, and the end of the input waited the whole grace period
+// for its answer.
+func TestStdioEOFRunsLastLineWithoutNewline(t *testing.T) {
+	for name, params := range map[string]string{
+		"fast path":   `{"name":"echo","arguments":{"text":"last"}}`,
+		"mcp-go path": `{"name":"echo","arguments":{"text":"last"},"x-slow":true}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := startRaw(t, "MCP_TOOLS_TEST_GRACE=60s")
+			if _, err := io.WriteString(r.in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+params+`}`); err != nil {
+				t.Fatal(err)
+			}
+			r.in.Close()
+			if m := r.read(t); m.ID != float64(1) || !strings.Contains(string(m.Result), "last") {
+				t.Errorf("last call = %+v %s, want it run", m, m.Result)
 			}
 		})
 	}

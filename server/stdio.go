@@ -618,6 +618,11 @@ func (l *lineLimiter) next() {
 			return
 		}
 		if l.onLine == nil || l.onLine(l.line) {
+			if err != nil && len(l.line) > 0 && l.line[len(l.line)-1] != '\n' {
+				// The last line, with no newline to end it: mcp-go drops
+				// such a line, so it gets one.
+				l.line = append(l.line, '\n')
+			}
 			l.pending = l.line
 		}
 		if err != nil {
