@@ -3,6 +3,7 @@ package server_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"sort"
 	"strings"
@@ -176,6 +177,32 @@ func TestStdioBoundHolds(t *testing.T) {
 	}
 }
 
+// TestStdioHugeNumberIDRefused: a call on mcp-go's path whose id is a
+// number past float64's range is refused, naming its id, and holds no
+// place among the outstanding calls. mcp-go cannot read such an id: it
+// answered "parse error" with a null id, and the call's place was never
+// freed (so the next call past the bound was refused as busy, and the end
+// of the input waited the whole grace period for its answer).
+func TestStdioHugeNumberIDRefused(t *testing.T) {
+	r := startRaw(t, "MCP_TOOLS_TEST_MAX_QUEUED=1")
+	r.send(t, `{"jsonrpc":"2.0","id":1e400,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"x-slow":true}}`)
+	// The answer is read raw: 1e400 does not fit the test's float64 either.
+	got := make(chan string, 1)
+	go func() { line, _ := r.out.ReadString('\n'); got <- line }()
+	select {
+	case line := <-got:
+		if !strings.Contains(line, `"id":1e400,"error":{"code":-32600,`) || !strings.Contains(line, "too large") {
+			t.Errorf("call with id 1e400 answered %q, want a -32600 error naming it", line)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no answer to the call with id 1e400 (stderr: %s)", r.stderr.String())
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"next"},"x-slow":true}}`)
+	if m := r.read(t); m.ID != float64(2) || !strings.Contains(string(m.Result), "next") {
+		t.Errorf("the next call = %+v %s, want it run (its place is free)", m, m.Result)
+	}
+}
+
 // TestStdioEOFLetsMCPGoCallsFinish: when stdin ends, the calls mcp-go
 // runs (here made to go its way by an extra parameter) finish as the fast
 // path's do, each answered with its result. mcp-go cancels every call it
@@ -195,6 +222,112 @@ func TestStdioEOFLetsMCPGoCallsFinish(t *testing.T) {
 		if m := r.read(t); !strings.Contains(string(m.Result), "slept") {
 			t.Errorf("call %v = %s %+v, want slept", m.ID, m.Result, m.Error)
 		}
+	}
+}
+
+// TestStdioEOFRunsQueuedMCPGoCalls: when stdin ends with more calls on
+// mcp-go's path than MaxInFlight, the ones still waiting in mcp-go's
+// pool for a worker run too, each answered once with its result. They
+// were answered "the server is shutting down; the call was not run", or
+// cancelled, since the end of the input began the shutdown before they
+// had a worker.
+func TestStdioEOFRunsQueuedMCPGoCalls(t *testing.T) {
+	const n = 6
+	for name, offFast := range map[string]string{
+		"other parameter": `"x-slow":true`,
+		"protocol 2026-07-28": `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := startRaw(t, "MCP_TOOLS_TEST_MAX_IN_FLIGHT=2")
+			for i := range n {
+				r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":300},%s}}`, i, offFast))
+			}
+			r.in.Close()
+			answered := map[any]int{}
+			for range n {
+				m := r.read(t)
+				if !strings.Contains(string(m.Result), "slept") {
+					t.Errorf("call %v = %s %+v, want slept", m.ID, m.Result, m.Error)
+				}
+				answered[m.ID]++
+			}
+			if len(answered) != n {
+				t.Errorf("answered %v, want each of %d calls once", answered, n)
+			}
+			// Nothing more: no call is answered twice, and the server exits.
+			if line, err := r.out.ReadString('\n'); err == nil {
+				t.Errorf("after every answer, the server wrote %q", line)
+			}
+			if err := r.cmd.Wait(); err != nil {
+				t.Errorf("server exit = %v (stderr: %s)", err, r.stderr.String())
+			}
+		})
+	}
+}
+
+// TestStdioShutdownAnswersQueuedMCPGoCalls: at a shutdown (SIGTERM, or
+// the end of the input past the grace period) the calls on mcp-go's path
+// still waiting for a worker are answered, as not run, and the one running
+// as cancelled; each once. mcp-go's workers stop when its context ends and
+// dropped what was left in its queue: those calls were never answered.
+func TestStdioShutdownAnswersQueuedMCPGoCalls(t *testing.T) {
+	const queued = 8
+	for _, how := range []string{"SIGTERM", "end of input"} {
+		t.Run(how, func(t *testing.T) {
+			r := startRaw(t, "MCP_TOOLS_TEST_MAX_IN_FLIGHT=1", "MCP_TOOLS_TEST_GRACE=1s")
+			for i := range queued + 1 { // the first runs a minute; the rest wait for it
+				r.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"sleep","arguments":{"millis":60000},"x-slow":true}}`, i))
+			}
+			r.send(t, `{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+			if m := r.read(t); m.ID != "ping" { // every call was read
+				t.Fatalf("got %+v, want the ping's answer", m)
+			}
+			if how == "SIGTERM" {
+				if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				r.in.Close()
+			}
+			answered := map[any]int{}
+			for range queued + 1 {
+				m := r.read(t)
+				if !strings.Contains(string(m.Result), `"cancelled"`) {
+					t.Errorf("call %v = %s %+v, want a cancelled result", m.ID, m.Result, m.Error)
+				}
+				answered[m.ID]++
+			}
+			if len(answered) != queued+1 {
+				t.Errorf("answered %v, want each of %d calls once", answered, queued+1)
+			}
+			if line, err := r.out.ReadString('\n'); err == nil {
+				t.Errorf("after every answer, the server wrote %q", line)
+			}
+		})
+	}
+}
+
+// TestStdioEOFRunsLastLineWithoutNewline: a last call not ended by a
+// newline (printf '...' | mcp-tools serve) is run on mcp-go's path as on
+// the fast path. mcp-go drops a last line without its newline: the call
+// was never run, and the end of the input waited the whole grace period
+// for its answer.
+func TestStdioEOFRunsLastLineWithoutNewline(t *testing.T) {
+	for name, params := range map[string]string{
+		"fast path":   `{"name":"echo","arguments":{"text":"last"}}`,
+		"mcp-go path": `{"name":"echo","arguments":{"text":"last"},"x-slow":true}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := startRaw(t, "MCP_TOOLS_TEST_GRACE=60s")
+			if _, err := io.WriteString(r.in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":`+params+`}`); err != nil {
+				t.Fatal(err)
+			}
+			r.in.Close()
+			if m := r.read(t); m.ID != float64(1) || !strings.Contains(string(m.Result), "last") {
+				t.Errorf("last call = %+v %s, want it run", m, m.Result)
+			}
+		})
 	}
 }
 

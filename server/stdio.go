@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,7 +35,9 @@ const (
 // is done it shuts down: new calls are refused, in-flight calls may finish
 // within the grace period, then the rest are cancelled; a Shutdown called
 // elsewhere does the same, and ServeStdio returns nil when it is over. When
-// in ends, the calls in flight finish the same way, each answered. A write
+// in ends, every call already read, running or still waiting for a worker,
+// is run and finishes the same way (the grace period counted from the end
+// of in), each answered. A write
 // to out that fails (the client closed its end) ends the session at once,
 // and ServeStdio returns nil.
 //
@@ -116,16 +119,33 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		}
 	}()
 
-	// finish finishes the calls in flight when the input ends, as at a
-	// shutdown, each answered: before mcp-go sees the end, since it then
-	// cancels every call it runs.
-	finish := func() {
-		if ctx.Err() == nil && listenCtx.Err() == nil { // not a shutdown: the input ended
-			s.log.Info("stdin closed; finishing the calls in flight")
-			_ = s.Shutdown(context.Background())
+	// finish finishes the calls read when the input ends, as at a
+	// shutdown, each answered, within the grace period counted from the
+	// end: before mcp-go sees the end, since it then cancels every call it
+	// runs and may drop those still waiting in its pool. First the calls
+	// mcp-go took (running or waiting for one of its workers) are let run
+	// and answered, as no new call can come; only then does the shutdown
+	// begin, which would refuse those not yet started. mcpGo is false when
+	// mcp-go's Listen is over, and no call it took will be answered.
+	finish := func(mcpGo bool) {
+		if ctx.Err() != nil || listenCtx.Err() != nil { // a shutdown, not the end of the input
+			return
 		}
+		s.log.Info("stdin closed; finishing the calls in flight")
+		grace, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownGrace)
+		defer cancel()
+		if mcpGo {
+			select {
+			case <-filter.slowDone():
+			case <-grace.Done():
+			case <-ctx.Done():
+			case <-listenCtx.Done():
+			}
+		}
+		_ = s.Shutdown(grace)                // what is left of the grace period
+		_ = s.Shutdown(context.Background()) // and the end of the shutdown
 	}
-	lines := &lineLimiter{r: bufio.NewReaderSize(in, 64<<10), max: int(s.opts.MaxMessageBytes), onEOF: finish, onOversize: func(prefix []byte, size int) {
+	lines := &lineLimiter{r: bufio.NewReaderSize(in, 64<<10), max: int(s.opts.MaxMessageBytes), onEOF: func() { finish(true) }, onOversize: func(prefix []byte, size int) {
 		s.log.Warn("stdio message refused: too large", "bytes_at_least", size, "limit", s.opts.MaxMessageBytes)
 		writeOversizeError(ownWriter{w}, prefix, s.opts.MaxMessageBytes)
 	}, onLine: func(line []byte) bool {
@@ -137,11 +157,16 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		return keep
 	}}
 	err := stdio.Listen(listenCtx, lines, w)
+	// A call mcp-go took and did not answer (at a shutdown it drops those
+	// still waiting for a worker) is answered here: it was not run.
+	for _, id := range filter.unanswered() {
+		_, _ = w.Write(encodeResponse(id, shuttingDown()))
+	}
 	// Input ended (or the session is stopping): the calls finish within
 	// the grace period, as at a shutdown, and each is answered; none is
 	// dropped because stdin closed first. (At the end of the input, this
 	// happened before mcp-go saw it; here for any other read error.)
-	finish()
+	finish(false)
 	filter.fast.wait()
 	stopListen() // a tasks/result still waiting ends here
 	answering.Wait()
@@ -169,11 +194,15 @@ type stdioFilter struct {
 	initialized atomic.Bool
 	mu          sync.Mutex
 	// pending holds the outstanding tools/call requests by normalised id
-	// (see idKey): true for a call mcp-go runs (freed when its response
-	// is written, or when it is cancelled, since mcp-go may then write
-	// nothing), false for one the fast path runs (freed when it ends).
-	pending map[string]bool
+	// (see idKey): the raw id of a call mcp-go runs (freed when its
+	// response is written, or when it is cancelled, since mcp-go may then
+	// write nothing), nil for one the fast path runs (freed when it ends).
+	pending map[string][]byte
 	n       atomic.Int32 // len(pending)
+	// slow counts the calls mcp-go runs among pending; slowIdle, made by
+	// slowDone, is closed when it reaches 0.
+	slow     int
+	slowIdle chan struct{}
 }
 
 // admit reports whether line goes on to mcp-go, or the error to answer
@@ -224,9 +253,14 @@ func (f *stdioFilter) track(fr frame, slow bool) *frameError {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.pending == nil {
-		f.pending = make(map[string]bool)
+		f.pending = make(map[string][]byte)
 	}
 	key := idKey(fr.id)
+	if slow && strings.HasPrefix(key, "?") {
+		// A number past float64's range: mcp-go cannot read it, and
+		// answers with a null id, which would never free the call's place.
+		return &frameError{id: fr.id, code: mcp.INVALID_REQUEST, msg: "invalid request: the id is a number too large to read; use a smaller number or a string"}
+	}
 	if _, dup := f.pending[key]; dup {
 		return &frameError{id: fr.id, code: mcp.INVALID_REQUEST, msg: "invalid request: a request with this id is still in progress"}
 	}
@@ -234,7 +268,12 @@ func (f *stdioFilter) track(fr frame, slow bool) *frameError {
 		return &frameError{id: fr.id, code: codeServerBusy,
 			msg: fmt.Sprintf("server busy: %d calls are already outstanding on this session; retry when some have finished", f.max)}
 	}
-	f.pending[key] = slow
+	var id []byte // nil: a fast call
+	if slow {
+		id = bytes.Clone(fr.id) // fr.id is in the line, which is reused
+		f.slow++
+	}
+	f.pending[key] = id
 	f.n.Store(int32(len(f.pending)))
 	return nil
 }
@@ -243,8 +282,54 @@ func (f *stdioFilter) track(fr frame, slow bool) *frameError {
 func (f *stdioFilter) release(key string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.remove(key)
+}
+
+// remove frees the place of the call with key; f.mu is held.
+func (f *stdioFilter) remove(key string) {
+	id, ok := f.pending[key]
+	if !ok {
+		return
+	}
 	delete(f.pending, key)
 	f.n.Store(int32(len(f.pending)))
+	if id != nil {
+		f.slow--
+		if f.slow == 0 && f.slowIdle != nil {
+			close(f.slowIdle)
+			f.slowIdle = nil
+		}
+	}
+}
+
+// slowDone returns a channel closed when no call mcp-go runs is
+// outstanding: each was answered, or cancelled by the client.
+func (f *stdioFilter) slowDone() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.slow == 0 {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	if f.slowIdle == nil {
+		f.slowIdle = make(chan struct{})
+	}
+	return f.slowIdle
+}
+
+// unanswered returns the raw ids of the calls mcp-go took and has not
+// answered: once its Listen has returned, it never will.
+func (f *stdioFilter) unanswered() [][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ids [][]byte
+	for _, id := range f.pending {
+		if id != nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // forgetSlow frees the place of a call mcp-go runs, by key.
@@ -254,9 +339,8 @@ func (f *stdioFilter) forgetSlow(key string) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if slow, ok := f.pending[key]; ok && slow {
-		delete(f.pending, key)
-		f.n.Store(int32(len(f.pending)))
+	if id, ok := f.pending[key]; ok && id != nil {
+		f.remove(key)
 	}
 }
 
@@ -534,6 +618,11 @@ func (l *lineLimiter) next() {
 			return
 		}
 		if l.onLine == nil || l.onLine(l.line) {
+			if err != nil && len(l.line) > 0 && l.line[len(l.line)-1] != '\n' {
+				// The last line, with no newline to end it: mcp-go drops
+				// such a line, so it gets one.
+				l.line = append(l.line, '\n')
+			}
 			l.pending = l.line
 		}
 		if err != nil {
