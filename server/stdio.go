@@ -93,8 +93,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	filter.fast = newFastPath(s, listenCtx, w)
 	var answering sync.WaitGroup // tasks/* requests being answered
 	if s.tasks != nil {
-		filter.tasks = func(fr frame) {
+		filter.tasks = func(fr frame, done func()) {
 			answering.Go(func() {
+				defer done()
 				b, _ := s.answerTask(listenCtx, taskCallOf(fr, "session:"+stdioSessionID))
 				if b != nil {
 					_, _ = w.writeOwn(append(b, '\n'))
@@ -188,8 +189,12 @@ type stdioFilter struct {
 	max       int
 	cancelled *cancelledSet
 	fast      *fastPath // nil: every call goes to mcp-go
-	// tasks answers a tasks/* request (nil: mcp-go answers them).
-	tasks func(frame)
+	// tasks answers a tasks/* request (nil: mcp-go answers them), and
+	// then calls done.
+	tasks func(fr frame, done func())
+	// taskReqs counts the tasks/* requests being answered: with the calls,
+	// at most max (a tasks/result waits until its task ends).
+	taskReqs atomic.Int32
 
 	initialized atomic.Bool
 	mu          sync.Mutex
@@ -230,7 +235,14 @@ func (f *stdioFilter) admit(line []byte) (bool, *frameError) {
 		return false, &frameError{id: fr.id, code: mcp.INVALID_REQUEST,
 			msg: fmt.Sprintf("the session is not initialized: send initialize before %s", fr.method)}
 	case isTaskMethod(fr.method) && f.tasks != nil:
-		f.tasks(fr)
+		// tasks/cancel is always read, as a cancellation is: it frees
+		// places, and is answered at once.
+		if int(f.taskReqs.Add(1))+int(f.n.Load()) > f.max && fr.method != "tasks/cancel" {
+			f.taskReqs.Add(-1)
+			return false, &frameError{id: fr.id, code: codeServerBusy,
+				msg: fmt.Sprintf("server busy: %d calls and task requests are already outstanding on this session; retry when some have finished", f.max)}
+		}
+		f.tasks(fr, func() { f.taskReqs.Add(-1) })
 		return false, nil
 	case fr.method == string(mcp.MethodToolsCall) && fr.id != nil:
 		fast := f.fast.eligible(fr)
@@ -264,7 +276,7 @@ func (f *stdioFilter) track(fr frame, slow bool) *frameError {
 	if _, dup := f.pending[key]; dup {
 		return &frameError{id: fr.id, code: mcp.INVALID_REQUEST, msg: "invalid request: a request with this id is still in progress"}
 	}
-	if len(f.pending) >= f.max {
+	if len(f.pending)+int(f.taskReqs.Load()) >= f.max {
 		return &frameError{id: fr.id, code: codeServerBusy,
 			msg: fmt.Sprintf("server busy: %d calls are already outstanding on this session; retry when some have finished", f.max)}
 	}

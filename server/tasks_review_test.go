@@ -221,3 +221,68 @@ func TestOneClientCannotTakeEveryTaskPlace(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestStdioTaskRequestsAreBounded: tasks/* requests over stdio count
+// against --max-queued-calls like calls do; each waiting tasks/result held
+// a goroutine polling the store, without bound.
+func TestStdioTaskRequestsAreBounded(t *testing.T) {
+	var stopped atomic.Int64
+	reg, _ := tools.NewRegistry(taskTools(&stopped)...)
+	srv, err := server.New(reg, server.Options{MaxQueuedCalls: 3, ShutdownGrace: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.ServeStdio(context.Background(), inR, outW); outW.Close() }()
+	t.Cleanup(func() {
+		inW.Close()
+		go io.Copy(io.Discard, outR)
+		<-done
+	})
+	c := &stdioRPC{t: t, in: inW, out: json.NewDecoder(outR)}
+	c.do("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})
+	inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	m := c.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 1000, "millis_per_step": 1000}, "task": map[string]any{}})
+	id, _ := result(t, m)["task"].(map[string]any)["taskId"].(string)
+	if id == "" {
+		t.Fatalf("no task: %v", m)
+	}
+	for i := range 4 { // three wait; the fourth is one too many
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 100 + i, "method": "tasks/result", "params": map[string]any{"taskId": id}})
+		inW.Write(append(b, '\n'))
+	}
+	var m2 map[string]any
+	if err := c.out.Decode(&m2); err != nil {
+		t.Fatal(err)
+	}
+	if m2["id"] != float64(103) || !strings.Contains(fmt.Sprint(m2["error"]), "busy") {
+		t.Fatalf("first answer = %v, want the fourth tasks/result refused: server busy", m2)
+	}
+	// At the bound, tasks/cancel is still read (as a cancellation is), and
+	// the waiting results are then answered.
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 200, "method": "tasks/cancel", "params": map[string]any{"taskId": id}})
+	inW.Write(append(b, '\n'))
+	seen := map[float64]bool{}
+	for len(seen) < 4 {
+		var m map[string]any
+		if err := c.out.Decode(&m); err != nil {
+			t.Fatalf("after tasks/cancel, answers %v and then: %v", seen, err)
+		}
+		id, _ := m["id"].(float64)
+		if m["error"] != nil && id != 200 {
+			t.Errorf("answer %v = %v", id, m)
+		}
+		seen[id] = true
+	}
+	if !seen[200] || !seen[100] || !seen[101] || !seen[102] {
+		t.Errorf("answered %v, want the cancel and the three waiting results", seen)
+	}
+	b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 300, "method": "tasks/get", "params": map[string]any{"taskId": id}})
+	inW.Write(append(b, '\n'))
+	var m4 map[string]any
+	if err := c.out.Decode(&m4); err != nil || m4["id"] != float64(300) || result(t, m4)["status"] != "cancelled" {
+		t.Errorf("once the places are free, tasks/get = %v (%v), want the task, cancelled", m4, err)
+	}
+}
