@@ -374,12 +374,28 @@ func (s *Sandbox) read(_ context.Context, in ReadInput) (ReadOutput, error) {
 		return ReadOutput{}, fsError(in.Path, err)
 	}
 	buf = buf[:n]
-	// Do not cut a UTF-8 sequence in two at the end.
-	for len(buf) > 0 && in.Offset+int64(len(buf)) < st.Size() && !utf8.Valid(buf[max(0, len(buf)-utf8.UTFMax):]) {
-		buf = buf[:len(buf)-1]
+	// Do not cut a UTF-8 sequence in two at the end: drop the last
+	// character's first bytes when the rest of it is past the limit.
+	if in.Offset+int64(len(buf)) < st.Size() {
+		buf = buf[:len(buf)-cutRune(buf)]
 	}
 	return ReadOutput{Path: p, Content: string(buf), Size: st.Size(), Offset: in.Offset, Bytes: len(buf),
 		Truncated: in.Offset+int64(len(buf)) < st.Size()}, nil
+}
+
+// cutRune returns how many bytes at the end of b are the start of a UTF-8
+// sequence that b does not hold whole (0 when b ends on a character
+// boundary, or with bytes that are invalid however b goes on).
+func cutRune(b []byte) int {
+	for i := len(b) - 1; i >= max(0, len(b)-utf8.UTFMax); i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return 0
+			}
+			return len(b) - i
+		}
+	}
+	return 0
 }
 
 func isBinary(b []byte) bool {

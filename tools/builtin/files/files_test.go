@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/builtin/files"
@@ -263,5 +264,45 @@ func TestOversizeNewFileCreatesNoFolders(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "new")); !os.IsNotExist(err) {
 		t.Errorf("a refused write left folders behind: %v", err)
+	}
+}
+
+// TestReadInParts reads files of multi-byte text in parts: each part ends
+// on a character boundary and holds as many whole characters as fit in the
+// limit, and the parts put together are the file.
+func TestReadInParts(t *testing.T) {
+	tests := []struct{ name, text string }{
+		{"ASCII", strings.Repeat("abc", 100)},
+		{"2-byte characters", strings.Repeat("é", 150)},
+		{"3-byte characters", strings.Repeat("中", 100)},
+		{"4-byte characters", strings.Repeat("😀", 75)},
+		{"mixed", strings.Repeat("a中é😀", 30)},
+	}
+	const limit = 64
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, ts := sandbox(t, files.Config{MaxReadBytes: limit})
+			must(t, os.WriteFile(filepath.Join(root, "t.txt"), []byte(tt.text), 0o644))
+			var got strings.Builder
+			for off := 0; off < len(tt.text); {
+				r := call(t, ts["file_read"], map[string]any{"path": "t.txt", "offset": off, "limit": limit})
+				if r.Err != nil {
+					t.Fatalf("read at %d: %v", off, r.Err)
+				}
+				var out files.ReadOutput
+				must(t, json.Unmarshal([]byte(r.Text), &out))
+				if out.Truncated && out.Bytes <= limit-utf8.UTFMax {
+					t.Fatalf("read at %d returned %d bytes of a %d-byte limit, want all but at most a cut character", off, out.Bytes, limit)
+				}
+				if !utf8.ValidString(out.Content) || len(out.Content) != out.Bytes {
+					t.Fatalf("read at %d: %d bytes %q, want whole characters", off, out.Bytes, out.Content)
+				}
+				got.WriteString(out.Content)
+				off += out.Bytes
+			}
+			if got.String() != tt.text {
+				t.Errorf("the parts put together = %q, want the file", got.String())
+			}
+		})
 	}
 }
