@@ -507,7 +507,7 @@ func (s *Sandbox) readForAppend(p, shown string, st fs.FileInfo, more int64) ([]
 func (s *Sandbox) atomicWrite(p string, data []byte, mode fs.FileMode) error {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := path.Join(path.Dir(p), "."+path.Base(p)+".tmp-"+hex.EncodeToString(rnd[:]))
+	tmp := path.Join(path.Dir(p), "."+tmpPrefix(path.Base(p))+".tmp-"+hex.EncodeToString(rnd[:]))
 	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
@@ -536,6 +536,24 @@ func (s *Sandbox) atomicWrite(p string, data []byte, mode fs.FileMode) error {
 	}
 	ok = true
 	return nil
+}
+
+// maxTmpPrefix is the most bytes of a file's name that the name of its
+// temporary file repeats, so that the temporary name (18 bytes longer) is
+// within NAME_MAX (255) whenever the file's own name is.
+const maxTmpPrefix = 64
+
+// tmpPrefix returns name cut to at most maxTmpPrefix bytes, on a character
+// boundary.
+func tmpPrefix(name string) string {
+	if len(name) <= maxTmpPrefix {
+		return name
+	}
+	n := maxTmpPrefix
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	return name[:n]
 }
 
 func (s *Sandbox) list(_ context.Context, in ListInput) (ListOutput, error) {

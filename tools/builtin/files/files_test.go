@@ -3,6 +3,7 @@ package files_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -302,6 +303,33 @@ func TestReadInParts(t *testing.T) {
 			}
 			if got.String() != tt.text {
 				t.Errorf("the parts put together = %q, want the file", got.String())
+			}
+		})
+	}
+}
+
+// TestWriteLongNames: a file name as long as the file system allows
+// (255 bytes) can be written and appended to; the temporary file beside it
+// must not need a longer name.
+func TestWriteLongNames(t *testing.T) {
+	for _, name := range []string{
+		strings.Repeat("a", 238),
+		strings.Repeat("b", 255),
+		strings.Repeat("é", 127) + "x", // 255 bytes, multi-byte
+		"sub/" + strings.Repeat("c", 255),
+	} {
+		t.Run(fmt.Sprintf("%d bytes", len(name)), func(t *testing.T) {
+			root, ts := sandbox(t, files.Config{})
+			for _, args := range []map[string]any{
+				{"path": name, "content": "one\n"},
+				{"path": name, "content": "two\n", "append": true},
+			} {
+				if r := call(t, ts["file_write"], args); r.Err != nil {
+					t.Fatalf("write %v: %v", args["append"], r.Err)
+				}
+			}
+			if b, err := os.ReadFile(filepath.Join(root, name)); err != nil || string(b) != "one\ntwo\n" {
+				t.Errorf("file = %q %v, want %q", b, err, "one\ntwo\n")
 			}
 		})
 	}
