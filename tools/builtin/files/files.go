@@ -556,7 +556,7 @@ func tmpPrefix(name string) string {
 	return name[:n]
 }
 
-func (s *Sandbox) list(_ context.Context, in ListInput) (ListOutput, error) {
+func (s *Sandbox) list(ctx context.Context, in ListInput) (ListOutput, error) {
 	if err := checkLength("path", in.Path, MaxPathLength); err != nil {
 		return ListOutput{}, err
 	}
@@ -593,18 +593,12 @@ func (s *Sandbox) list(_ context.Context, in ListInput) (ListOutput, error) {
 		return ListOutput{}, fsError(dir, err)
 	}
 	defer d.Close()
-	des, err := d.ReadDir(-1)
+	des, err := s.firstEntries(ctx, d, in.Glob, dir)
 	if err != nil {
-		return ListOutput{}, fsError(dir, err)
+		return ListOutput{}, err
 	}
 	out := ListOutput{Path: p, Entries: []Entry{}}
-	slices.SortFunc(des, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	for _, de := range des {
-		if in.Glob != "" {
-			if ok, _ := path.Match(in.Glob, de.Name()); !ok {
-				continue
-			}
-		}
 		if len(out.Entries) == s.cfg.MaxListEntries {
 			out.Truncated = true
 			break
@@ -619,4 +613,48 @@ func (s *Sandbox) list(_ context.Context, in ListInput) (ListOutput, error) {
 		out.Entries = append(out.Entries, e)
 	}
 	return out, nil
+}
+
+// listBatch is how many entries file_list reads from a folder at a time.
+const listBatch = 1024
+
+// firstEntries returns the entries of d whose names match glob (all when it
+// is empty), sorted by name and cut to MaxListEntries+1, so that the caller
+// can tell there are more; errors name shown. It reads d in batches and looks at ctx before
+// each, so a huge folder costs memory in proportion to the cap, not to the
+// folder, and the call ends when its context does.
+func (s *Sandbox) firstEntries(ctx context.Context, d *os.File, glob, shown string) ([]fs.DirEntry, error) {
+	keep := s.cfg.MaxListEntries + 1
+	byName := func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) }
+	var kept []fs.DirEntry
+	for {
+		if err := ctx.Err(); err != nil {
+			kind := tools.KindCancelled
+			if errors.Is(err, context.DeadlineExceeded) {
+				kind = tools.KindTimeout
+			}
+			return nil, &tools.Error{Kind: kind, Message: "the listing was stopped: " + err.Error(), Err: err}
+		}
+		des, err := d.ReadDir(listBatch)
+		for _, de := range des {
+			if glob != "" {
+				if ok, _ := path.Match(glob, de.Name()); !ok {
+					continue
+				}
+			}
+			kept = append(kept, de)
+		}
+		if len(kept) > 2*keep {
+			slices.SortFunc(kept, byName)
+			kept = kept[:keep]
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fsError(shown, err)
+		}
+	}
+	slices.SortFunc(kept, byName)
+	return kept[:min(len(kept), keep)], nil
 }

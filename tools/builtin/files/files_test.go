@@ -3,6 +3,7 @@ package files_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -332,5 +333,45 @@ func TestWriteLongNames(t *testing.T) {
 				t.Errorf("file = %q %v, want %q", b, err, "one\ntwo\n")
 			}
 		})
+	}
+}
+
+// countdown is a context whose Err turns to context.Canceled after n
+// calls: a call cancelled in its middle, deterministically.
+type countdown struct {
+	context.Context
+	n int
+}
+
+func (c *countdown) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestListStopsWhenCancelled: listing a huge folder reads it in batches
+// and stops when the call's context ends, rather than reading it whole
+// whatever the call timeout says.
+func TestListStopsWhenCancelled(t *testing.T) {
+	root, ts := sandbox(t, files.Config{MaxListEntries: 10})
+	must(t, os.Mkdir(filepath.Join(root, "big"), 0o755))
+	for i := range 5000 {
+		f, err := os.Create(filepath.Join(root, "big", fmt.Sprintf("f%05d.txt", i)))
+		must(t, err)
+		f.Close()
+	}
+	b, _ := json.Marshal(map[string]any{"path": "big", "glob": "*.txt"})
+	r := tools.Settle(ts["file_list"].Call(&countdown{Context: context.Background(), n: 1}, b))
+	if r.Err == nil || r.Err.Kind != tools.KindCancelled || !errors.Is(r.Err, context.Canceled) {
+		t.Fatalf("list with its context cancelled part-way = %.100q %v, want a cancelled error", r.Text, r.Err)
+	}
+	// Uncancelled, the listing is the first entries by name, and says
+	// there are more.
+	r = call(t, ts["file_list"], map[string]any{"path": "big", "glob": "*.txt"})
+	var out files.ListOutput
+	must(t, json.Unmarshal([]byte(r.Text), &out))
+	if len(out.Entries) != 10 || !out.Truncated || out.Entries[0].Name != "f00000.txt" || out.Entries[9].Name != "f00009.txt" {
+		t.Errorf("list of a big folder = %+v", out)
 	}
 }
