@@ -620,9 +620,9 @@ const listBatch = 1024
 
 // firstEntries returns the entries of d whose names match glob (all when it
 // is empty), sorted by name and cut to MaxListEntries+1, so that the caller
-// can tell there are more; errors name shown. It reads d in batches and looks at ctx before
-// each, so a huge folder costs memory in proportion to the cap, not to the
-// folder, and the call ends when its context does.
+// can tell there are more; its errors name shown. It reads d in batches and
+// looks at ctx before each, so a huge folder costs memory in proportion to
+// the cap, not to the folder, and the call ends when its context does.
 func (s *Sandbox) firstEntries(ctx context.Context, d *os.File, glob, shown string) ([]fs.DirEntry, error) {
 	keep := s.cfg.MaxListEntries + 1
 	byName := func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) }
