@@ -11,11 +11,12 @@
 // hold a NUL byte or invalid UTF-8 is refused as binary. Writes are atomic:
 // the content goes to a temporary file beside the target, is synced, and
 // renamed over it, so a failed write leaves the old content intact; an
-// existing file keeps its mode, a new one gets 0644, and missing parent
-// folders are created. Appending rewrites the file the same way, from the
-// old content read through a non-blocking open that is checked to still be
-// the regular file seen before. Writes to one file are serialised (see
-// WriteLockStripes), so concurrent appends all land, in some order.
+// existing file keeps its mode, a new one gets 0644 less the umask, and
+// missing parent folders are created (0755 less the umask). Appending
+// rewrites the file the same way, from the old content read through a
+// non-blocking open that is checked to still be the regular file seen
+// before. Writes to one file are serialised (see WriteLockStripes), so
+// concurrent appends all land, in some order.
 //
 // Every string argument has a maxLength in the published schema
 // (MaxPathLength, MaxGlobLength, MaxContentLength), and the tools check it
@@ -471,7 +472,7 @@ func (s *Sandbox) write(ctx context.Context, in WriteInput) (WriteOutput, error)
 	if int64(len(data)) > s.cfg.MaxWriteBytes {
 		return WriteOutput{}, tools.InvalidArgs("the content is %d bytes; the limit is %d", len(data), s.cfg.MaxWriteBytes)
 	}
-	if err := s.atomicWrite(p, data, mode); err != nil {
+	if err := s.atomicWrite(p, data, mode, !created); err != nil {
 		return WriteOutput{}, fsError(in.Path, err)
 	}
 	return WriteOutput{Path: p, Size: int64(len(data)), Created: created}, nil
@@ -503,8 +504,10 @@ func (s *Sandbox) readForAppend(p, shown string, st fs.FileInfo, more int64) ([]
 }
 
 // atomicWrite writes data to a temporary file beside p, syncs it, and
-// renames it over p.
-func (s *Sandbox) atomicWrite(p string, data []byte, mode fs.FileMode) error {
+// renames it over p. The temporary file is created with mode less the
+// umask; keep sets it to mode exactly, for a file that replaces one of
+// that mode.
+func (s *Sandbox) atomicWrite(p string, data []byte, mode fs.FileMode, keep bool) error {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := path.Join(path.Dir(p), "."+tmpPrefix(path.Base(p))+".tmp-"+hex.EncodeToString(rnd[:]))
@@ -522,8 +525,10 @@ func (s *Sandbox) atomicWrite(p string, data []byte, mode fs.FileMode) error {
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	if err := f.Chmod(mode); err != nil { // the umask may have narrowed it
-		return err
+	if keep {
+		if err := f.Chmod(mode); err != nil { // the umask may have narrowed it
+			return err
+		}
 	}
 	if err := f.Sync(); err != nil {
 		return err

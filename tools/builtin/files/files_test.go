@@ -375,3 +375,30 @@ func TestListStopsWhenCancelled(t *testing.T) {
 		t.Errorf("list of a big folder = %+v", out)
 	}
 }
+
+// TestNewFileModeHonoursUmask: a new file gets 0644 less the process's
+// umask, as folders do (and as os.WriteFile does): a server run with
+// umask 077 must not leave files others can read. An existing file keeps
+// its mode whatever the umask.
+func TestNewFileModeHonoursUmask(t *testing.T) {
+	root, ts := sandbox(t, files.Config{})
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	for _, args := range []map[string]any{
+		{"path": "new.txt", "content": "x"},
+		{"path": "dir/new.txt", "content": "x"},
+		{"path": "hello.txt", "content": "x"},
+		{"path": "hello.txt", "content": "y", "append": true},
+	} {
+		if r := call(t, ts["file_write"], args); r.Err != nil {
+			t.Fatalf("write %v: %v", args, r.Err)
+		}
+	}
+	for name, want := range map[string]os.FileMode{"new.txt": 0o600, "dir": 0o700, "dir/new.txt": 0o600, "hello.txt": 0o640} {
+		st, err := os.Stat(filepath.Join(root, name))
+		must(t, err)
+		if got := st.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %v, want %v", name, got, os.FileMode(want))
+		}
+	}
+}
