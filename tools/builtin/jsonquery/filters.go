@@ -159,7 +159,7 @@ func checkFunc(fe reflect.Value, level int) error {
 	}
 	args := field(fe, funcArgsType)
 	if args.Len() == 2 {
-		if a := args.Index(1).Elem(); a.Type() == literalType {
+		if a := args.Index(1).Elem(); a.IsValid() && a.Type() == literalType && !a.IsNil() {
 			if lit := a.Elem().Field(0).Elem(); lit.Kind() == reflect.String && lit.Len() <= maxNestedPattern {
 				return nil
 			}
