@@ -3,6 +3,7 @@ package jsonquery
 import (
 	"fmt"
 	"reflect"
+	"regexp/syntax"
 
 	"github.com/theory/jsonpath/spec"
 
@@ -25,11 +26,15 @@ import (
 //     the library tests once per value of that query, a query starts at @,
 //     has no descendant segment and one selector per segment (or is
 //     singular: $.limit), and match() and search() take a literal pattern
-//     of at most maxNestedPattern bytes (the library compiles the pattern
-//     at every test).
+//     of at most maxNestedPattern bytes that compiles to at most
+//     maxNestedProgram instructions ([a-z]{1000} is 11 bytes and a
+//     thousand instructions), at most maxNestedRegexps times in the path:
+//     the library compiles the pattern at every test.
 const (
 	maxFilterFanout  = 4
 	maxNestedPattern = 64
+	maxNestedProgram = 100
+	maxNestedRegexps = 2
 )
 
 // The library's types that checkFilters looks into. Some of what it needs
@@ -53,7 +58,13 @@ var (
 // query of a shape that may cost more than a few passes over the document
 // (see maxFilterFanout).
 func checkFilters(q *spec.PathQuery) error {
-	return checkQuery(reflect.ValueOf(q).Elem(), 0)
+	var c filterCheck
+	return c.query(reflect.ValueOf(q).Elem(), 0)
+}
+
+// filterCheck is one run of checkFilters.
+type filterCheck struct {
+	regexps int // match() and search() calls at level 2 and more
 }
 
 // shape is what checkFilters needs to know of a query.
@@ -95,7 +106,7 @@ func shapeOf(q reflect.Value) shape {
 // checkQuery checks q, a spec.PathQuery at the given level: 0 for the
 // path, 1 for a query in a filter of it, 2 and more inside filters of
 // those.
-func checkQuery(q reflect.Value, level int) error {
+func (c *filterCheck) query(q reflect.Value, level int) error {
 	s := shapeOf(q)
 	switch {
 	case level == 0 || s.singular:
@@ -107,7 +118,7 @@ func checkQuery(q reflect.Value, level int) error {
 		return tools.InvalidArgs("a query inside a filter that is itself in a filter's query is run for every value tested, so it must start at @, with no descendant segment (..) and one selector per segment (or be singular, like $.limit)")
 	}
 	for _, f := range s.filters {
-		if err := checkExpr(f, level+1); err != nil {
+		if err := c.expr(f, level+1); err != nil {
 			return err
 		}
 	}
@@ -116,30 +127,30 @@ func checkQuery(q reflect.Value, level int) error {
 
 // checkExpr checks each query and function call in v, a part of a filter
 // expression whose queries are at level.
-func checkExpr(v reflect.Value, level int) error {
+func (c *filterCheck) expr(v reflect.Value, level int) error {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() || v.Type() == extensionType {
 			return nil
 		}
-		return checkExpr(v.Elem(), level)
+		return c.expr(v.Elem(), level)
 	case reflect.Struct:
 		switch v.Type() {
 		case queryType:
-			return checkQuery(v, level)
+			return c.query(v, level)
 		case funcType:
-			if err := checkFunc(v, level); err != nil {
+			if err := c.function(v, level); err != nil {
 				return err
 			}
 		}
 		for i := range v.NumField() {
-			if err := checkExpr(v.Field(i), level); err != nil {
+			if err := c.expr(v.Field(i), level); err != nil {
 				return err
 			}
 		}
 	case reflect.Slice, reflect.Array:
 		for i := range v.Len() {
-			if err := checkExpr(v.Index(i), level); err != nil {
+			if err := c.expr(v.Index(i), level); err != nil {
 				return err
 			}
 		}
@@ -149,7 +160,7 @@ func checkExpr(v reflect.Value, level int) error {
 
 // checkFunc checks a call of match() or search() inside a filter of a
 // filter's query: the library compiles its pattern at every test.
-func checkFunc(fe reflect.Value, level int) error {
+func (c *filterCheck) function(fe reflect.Value, level int) error {
 	if level < 2 {
 		return nil
 	}
@@ -157,15 +168,30 @@ func checkFunc(fe reflect.Value, level int) error {
 	if name != "match" && name != "search" {
 		return nil
 	}
+	if c.regexps++; c.regexps > maxNestedRegexps {
+		return tools.InvalidArgs("a path may make at most %d match() or search() calls inside filters of filters' queries (each is compiled for every value tested); this one makes more", maxNestedRegexps)
+	}
 	args := field(fe, funcArgsType)
 	if args.Len() == 2 {
 		if a := args.Index(1).Elem(); a.IsValid() && a.Type() == literalType && !a.IsNil() {
-			if lit := a.Elem().Field(0).Elem(); lit.Kind() == reflect.String && lit.Len() <= maxNestedPattern {
+			if lit := a.Elem().Field(0).Elem(); lit.Kind() == reflect.String && lit.Len() <= maxNestedPattern && smallProgram(lit.String()) {
 				return nil
 			}
 		}
 	}
-	return tools.InvalidArgs("%s() inside a filter that is itself in a filter's query is run for every value tested, and needs a literal pattern of at most %d bytes", name, maxNestedPattern)
+	return tools.InvalidArgs("%s() inside a filter that is itself in a filter's query is compiled for every value tested, and needs a literal pattern of at most %d bytes that compiles to at most %d instructions (no large repeats like {1000})", name, maxNestedPattern, maxNestedProgram)
+}
+
+// smallProgram reports whether the regular expression pattern compiles to
+// at most maxNestedProgram instructions. An invalid pattern is small: the
+// library's match() and search() are false for it, at once.
+func smallProgram(pattern string) bool {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return true
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	return err == nil && len(prog.Inst) <= maxNestedProgram
 }
 
 // field returns the first field of the struct v of type t. The library's

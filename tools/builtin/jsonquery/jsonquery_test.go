@@ -486,6 +486,8 @@ func TestQueriesInFiltersBounded(t *testing.T) {
 		{"a filter in a filter's query repeats selectors", "$[?count(@.*[?count(@[0,0]) > 0]) > 0]", "must start at @"},
 		{"a long pattern in a filter in a filter's query", "$[?count(@[?match(@, '" + strings.Repeat("a", 65) + "')]) > 0]", "literal pattern of at most 64 bytes"},
 		{"a pattern from the document in a filter in a filter's query", "$[?count(@[?search(@, $.p)]) > 0]", "literal pattern of at most 64 bytes"},
+		{"a short pattern that compiles large in a filter in a filter's query", "$[?count(@[?match(@, '[a-z]{1000}')]) > 0]", "literal pattern of at most 64 bytes"},
+		{"three patterns in filters in filters' queries", "$[?count(@[?match(@, 'a')]) > 0 || count(@[?match(@, 'b')]) > 0 || count(@[?match(@, 'c')]) > 0]", "at most 2 match() or search()"},
 
 		{"a filter of the top-level query", "$..[?count($..*) > 0]", ""},
 		{"one descendant segment", "$[?@..price]", ""},
@@ -494,6 +496,7 @@ func TestQueriesInFiltersBounded(t *testing.T) {
 		{"a root value compared", "$..book[?@.price < $.store.bicycle.price].author", ""},
 		{"a filter in a filter", "$.store.book[?@.tags[?@ == 'x']].author", ""},
 		{"a short pattern in a filter in a filter", "$.store.book[?count(@.tags[?match(@, 'x|y')]) > 0].author", ""},
+		{"two patterns in filters in filters' queries", "$.store.book[?count(@.tags[?match(@, 'x')]) > 0 || @.tags[?search(@, '[a-z]')]].author", ""},
 		{"a relative query in a filter in a filter", "$.store[?count(@[?count(@.tags[*]) > 0]) > 0]", ""},
 	}
 	for _, tt := range tests {
