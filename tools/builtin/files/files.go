@@ -11,11 +11,12 @@
 // hold a NUL byte or invalid UTF-8 is refused as binary. Writes are atomic:
 // the content goes to a temporary file beside the target, is synced, and
 // renamed over it, so a failed write leaves the old content intact; an
-// existing file keeps its mode, a new one gets 0644, and missing parent
-// folders are created. Appending rewrites the file the same way, from the
-// old content read through a non-blocking open that is checked to still be
-// the regular file seen before. Writes to one file are serialised (see
-// WriteLockStripes), so concurrent appends all land, in some order.
+// existing file keeps its mode, a new one gets 0644 less the umask, and
+// missing parent folders are created (0755 less the umask). Appending
+// rewrites the file the same way, from the old content read through a
+// non-blocking open that is checked to still be the regular file seen
+// before. Writes to one file are serialised (see WriteLockStripes), so
+// concurrent appends all land, in some order.
 //
 // Every string argument has a maxLength in the published schema
 // (MaxPathLength, MaxGlobLength, MaxContentLength), and the tools check it
@@ -374,12 +375,28 @@ func (s *Sandbox) read(_ context.Context, in ReadInput) (ReadOutput, error) {
 		return ReadOutput{}, fsError(in.Path, err)
 	}
 	buf = buf[:n]
-	// Do not cut a UTF-8 sequence in two at the end.
-	for len(buf) > 0 && in.Offset+int64(len(buf)) < st.Size() && !utf8.Valid(buf[max(0, len(buf)-utf8.UTFMax):]) {
-		buf = buf[:len(buf)-1]
+	// Do not cut a UTF-8 sequence in two at the end: drop the last
+	// character's first bytes when the rest of it is past the limit.
+	if in.Offset+int64(len(buf)) < st.Size() {
+		buf = buf[:len(buf)-cutRune(buf)]
 	}
 	return ReadOutput{Path: p, Content: string(buf), Size: st.Size(), Offset: in.Offset, Bytes: len(buf),
 		Truncated: in.Offset+int64(len(buf)) < st.Size()}, nil
+}
+
+// cutRune returns how many bytes at the end of b are the start of a UTF-8
+// sequence that b does not hold whole (0 when b ends on a character
+// boundary, or with bytes that are invalid however b goes on).
+func cutRune(b []byte) int {
+	for i := len(b) - 1; i >= max(0, len(b)-utf8.UTFMax); i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return 0
+			}
+			return len(b) - i
+		}
+	}
+	return 0
 }
 
 func isBinary(b []byte) bool {
@@ -455,7 +472,7 @@ func (s *Sandbox) write(ctx context.Context, in WriteInput) (WriteOutput, error)
 	if int64(len(data)) > s.cfg.MaxWriteBytes {
 		return WriteOutput{}, tools.InvalidArgs("the content is %d bytes; the limit is %d", len(data), s.cfg.MaxWriteBytes)
 	}
-	if err := s.atomicWrite(p, data, mode); err != nil {
+	if err := s.atomicWrite(p, data, mode, !created); err != nil {
 		return WriteOutput{}, fsError(in.Path, err)
 	}
 	return WriteOutput{Path: p, Size: int64(len(data)), Created: created}, nil
@@ -487,11 +504,13 @@ func (s *Sandbox) readForAppend(p, shown string, st fs.FileInfo, more int64) ([]
 }
 
 // atomicWrite writes data to a temporary file beside p, syncs it, and
-// renames it over p.
-func (s *Sandbox) atomicWrite(p string, data []byte, mode fs.FileMode) error {
+// renames it over p. The temporary file is created with mode less the
+// umask; keep sets it to mode exactly, for a file that replaces one of
+// that mode.
+func (s *Sandbox) atomicWrite(p string, data []byte, mode fs.FileMode, keep bool) error {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := path.Join(path.Dir(p), "."+path.Base(p)+".tmp-"+hex.EncodeToString(rnd[:]))
+	tmp := path.Join(path.Dir(p), "."+tmpPrefix(path.Base(p))+".tmp-"+hex.EncodeToString(rnd[:]))
 	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
@@ -506,8 +525,10 @@ func (s *Sandbox) atomicWrite(p string, data []byte, mode fs.FileMode) error {
 	if _, err := f.Write(data); err != nil {
 		return err
 	}
-	if err := f.Chmod(mode); err != nil { // the umask may have narrowed it
-		return err
+	if keep {
+		if err := f.Chmod(mode); err != nil { // the umask may have narrowed it
+			return err
+		}
 	}
 	if err := f.Sync(); err != nil {
 		return err
@@ -522,7 +543,25 @@ func (s *Sandbox) atomicWrite(p string, data []byte, mode fs.FileMode) error {
 	return nil
 }
 
-func (s *Sandbox) list(_ context.Context, in ListInput) (ListOutput, error) {
+// maxTmpPrefix is the most bytes of a file's name that the name of its
+// temporary file repeats, so that the temporary name (18 bytes longer) is
+// within NAME_MAX (255) whenever the file's own name is.
+const maxTmpPrefix = 64
+
+// tmpPrefix returns name cut to at most maxTmpPrefix bytes, on a character
+// boundary.
+func tmpPrefix(name string) string {
+	if len(name) <= maxTmpPrefix {
+		return name
+	}
+	n := maxTmpPrefix
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	return name[:n]
+}
+
+func (s *Sandbox) list(ctx context.Context, in ListInput) (ListOutput, error) {
 	if err := checkLength("path", in.Path, MaxPathLength); err != nil {
 		return ListOutput{}, err
 	}
@@ -559,18 +598,12 @@ func (s *Sandbox) list(_ context.Context, in ListInput) (ListOutput, error) {
 		return ListOutput{}, fsError(dir, err)
 	}
 	defer d.Close()
-	des, err := d.ReadDir(-1)
+	des, err := s.firstEntries(ctx, d, in.Glob, dir)
 	if err != nil {
-		return ListOutput{}, fsError(dir, err)
+		return ListOutput{}, err
 	}
 	out := ListOutput{Path: p, Entries: []Entry{}}
-	slices.SortFunc(des, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	for _, de := range des {
-		if in.Glob != "" {
-			if ok, _ := path.Match(in.Glob, de.Name()); !ok {
-				continue
-			}
-		}
 		if len(out.Entries) == s.cfg.MaxListEntries {
 			out.Truncated = true
 			break
@@ -585,4 +618,48 @@ func (s *Sandbox) list(_ context.Context, in ListInput) (ListOutput, error) {
 		out.Entries = append(out.Entries, e)
 	}
 	return out, nil
+}
+
+// listBatch is how many entries file_list reads from a folder at a time.
+const listBatch = 1024
+
+// firstEntries returns the entries of d whose names match glob (all when it
+// is empty), sorted by name and cut to MaxListEntries+1, so that the caller
+// can tell there are more; its errors name shown. It reads d in batches and
+// looks at ctx before each, so a huge folder costs memory in proportion to
+// the cap, not to the folder, and the call ends when its context does.
+func (s *Sandbox) firstEntries(ctx context.Context, d *os.File, glob, shown string) ([]fs.DirEntry, error) {
+	keep := s.cfg.MaxListEntries + 1
+	byName := func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) }
+	var kept []fs.DirEntry
+	for {
+		if err := ctx.Err(); err != nil {
+			kind := tools.KindCancelled
+			if errors.Is(err, context.DeadlineExceeded) {
+				kind = tools.KindTimeout
+			}
+			return nil, &tools.Error{Kind: kind, Message: "the listing was stopped: " + err.Error(), Err: err}
+		}
+		des, err := d.ReadDir(listBatch)
+		for _, de := range des {
+			if glob != "" {
+				if ok, _ := path.Match(glob, de.Name()); !ok {
+					continue
+				}
+			}
+			kept = append(kept, de)
+		}
+		if len(kept) > 2*keep {
+			slices.SortFunc(kept, byName)
+			kept = kept[:keep]
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fsError(shown, err)
+		}
+	}
+	slices.SortFunc(kept, byName)
+	return kept[:min(len(kept), keep)], nil
 }

@@ -3,6 +3,8 @@ package files_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/builtin/files"
@@ -263,5 +266,139 @@ func TestOversizeNewFileCreatesNoFolders(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "new")); !os.IsNotExist(err) {
 		t.Errorf("a refused write left folders behind: %v", err)
+	}
+}
+
+// TestReadInParts reads files of multi-byte text in parts: each part ends
+// on a character boundary and holds as many whole characters as fit in the
+// limit, and the parts put together are the file.
+func TestReadInParts(t *testing.T) {
+	tests := []struct{ name, text string }{
+		{"ASCII", strings.Repeat("abc", 100)},
+		{"2-byte characters", strings.Repeat("é", 150)},
+		{"3-byte characters", strings.Repeat("中", 100)},
+		{"4-byte characters", strings.Repeat("😀", 75)},
+		{"mixed", strings.Repeat("a中é😀", 30)},
+	}
+	const limit = 64
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, ts := sandbox(t, files.Config{MaxReadBytes: limit})
+			must(t, os.WriteFile(filepath.Join(root, "t.txt"), []byte(tt.text), 0o644))
+			var got strings.Builder
+			for off := 0; off < len(tt.text); {
+				r := call(t, ts["file_read"], map[string]any{"path": "t.txt", "offset": off, "limit": limit})
+				if r.Err != nil {
+					t.Fatalf("read at %d: %v", off, r.Err)
+				}
+				var out files.ReadOutput
+				must(t, json.Unmarshal([]byte(r.Text), &out))
+				if out.Truncated && out.Bytes <= limit-utf8.UTFMax {
+					t.Fatalf("read at %d returned %d bytes of a %d-byte limit, want all but at most a cut character", off, out.Bytes, limit)
+				}
+				if !utf8.ValidString(out.Content) || len(out.Content) != out.Bytes {
+					t.Fatalf("read at %d: %d bytes %q, want whole characters", off, out.Bytes, out.Content)
+				}
+				got.WriteString(out.Content)
+				off += out.Bytes
+			}
+			if got.String() != tt.text {
+				t.Errorf("the parts put together = %q, want the file", got.String())
+			}
+		})
+	}
+}
+
+// TestWriteLongNames: a file name as long as the file system allows
+// (255 bytes) can be written and appended to; the temporary file beside it
+// must not need a longer name.
+func TestWriteLongNames(t *testing.T) {
+	for _, name := range []string{
+		strings.Repeat("a", 238),
+		strings.Repeat("b", 255),
+		strings.Repeat("é", 127) + "x", // 255 bytes, multi-byte
+		"sub/" + strings.Repeat("c", 255),
+	} {
+		t.Run(fmt.Sprintf("%d bytes", len(name)), func(t *testing.T) {
+			root, ts := sandbox(t, files.Config{})
+			for _, args := range []map[string]any{
+				{"path": name, "content": "one\n"},
+				{"path": name, "content": "two\n", "append": true},
+			} {
+				if r := call(t, ts["file_write"], args); r.Err != nil {
+					t.Fatalf("write %v: %v", args["append"], r.Err)
+				}
+			}
+			if b, err := os.ReadFile(filepath.Join(root, name)); err != nil || string(b) != "one\ntwo\n" {
+				t.Errorf("file = %q %v, want %q", b, err, "one\ntwo\n")
+			}
+		})
+	}
+}
+
+// countdown is a context whose Err turns to context.Canceled after n
+// calls: a call cancelled in its middle, deterministically.
+type countdown struct {
+	context.Context
+	n int
+}
+
+func (c *countdown) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestListStopsWhenCancelled: listing a huge folder reads it in batches
+// and stops when the call's context ends, rather than reading it whole
+// whatever the call timeout says.
+func TestListStopsWhenCancelled(t *testing.T) {
+	root, ts := sandbox(t, files.Config{MaxListEntries: 10})
+	must(t, os.Mkdir(filepath.Join(root, "big"), 0o755))
+	for i := range 5000 {
+		f, err := os.Create(filepath.Join(root, "big", fmt.Sprintf("f%05d.txt", i)))
+		must(t, err)
+		f.Close()
+	}
+	b, _ := json.Marshal(map[string]any{"path": "big", "glob": "*.txt"})
+	r := tools.Settle(ts["file_list"].Call(&countdown{Context: context.Background(), n: 1}, b))
+	if r.Err == nil || r.Err.Kind != tools.KindCancelled || !errors.Is(r.Err, context.Canceled) {
+		t.Fatalf("list with its context cancelled part-way = %.100q %v, want a cancelled error", r.Text, r.Err)
+	}
+	// Uncancelled, the listing is the first entries by name, and says
+	// there are more.
+	r = call(t, ts["file_list"], map[string]any{"path": "big", "glob": "*.txt"})
+	var out files.ListOutput
+	must(t, json.Unmarshal([]byte(r.Text), &out))
+	if len(out.Entries) != 10 || !out.Truncated || out.Entries[0].Name != "f00000.txt" || out.Entries[9].Name != "f00009.txt" {
+		t.Errorf("list of a big folder = %+v", out)
+	}
+}
+
+// TestNewFileModeHonoursUmask: a new file gets 0644 less the process's
+// umask, as folders do (and as os.WriteFile does): a server run with
+// umask 077 must not leave files others can read. An existing file keeps
+// its mode whatever the umask.
+func TestNewFileModeHonoursUmask(t *testing.T) {
+	root, ts := sandbox(t, files.Config{})
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	for _, args := range []map[string]any{
+		{"path": "new.txt", "content": "x"},
+		{"path": "dir/new.txt", "content": "x"},
+		{"path": "hello.txt", "content": "x"},
+		{"path": "hello.txt", "content": "y", "append": true},
+	} {
+		if r := call(t, ts["file_write"], args); r.Err != nil {
+			t.Fatalf("write %v: %v", args, r.Err)
+		}
+	}
+	for name, want := range map[string]os.FileMode{"new.txt": 0o600, "dir": 0o700, "dir/new.txt": 0o600, "hello.txt": 0o640} {
+		st, err := os.Stat(filepath.Join(root, name))
+		must(t, err)
+		if got := st.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %v, want %v", name, got, os.FileMode(want))
+		}
 	}
 }

@@ -8,7 +8,10 @@
 // nesting before it is decoded; and, while the query runs, the number of
 // values selected at each step and the size of the result's JSON. The query
 // is evaluated here, segment by segment, rather than by the library's
-// Select, so that it stops as soon as a cap is passed or ctx is done.
+// Select, so that it stops as soon as a cap is passed or ctx is done. The
+// queries inside a filter are the library's to run, uncapped, so their
+// shape is checked after parsing (see checkFilters): one test of a filter
+// costs at most a few passes over the document.
 package jsonquery
 
 import (
@@ -224,6 +227,9 @@ func Query(ctx context.Context, path, doc string, cfg Config) (Output, error) {
 	p, err := jsonpath.Parse(path)
 	if err != nil {
 		return Output{}, tools.InvalidArgs("invalid JSONPath %s: %s", schema.Quote(path), schema.Clip(err.Error(), maxMessage))
+	}
+	if err := checkFilters(p.Query()); err != nil {
+		return Output{}, err
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(doc)))
 	dec.UseNumber()

@@ -465,3 +465,62 @@ func TestDocumentAsObjectOrText(t *testing.T) {
 		})
 	}
 }
+
+// TestQueriesInFiltersBounded: the library runs the queries inside a
+// filter itself, with no cap and no look at ctx, so their shape is checked
+// before the query runs. Each refused path costs little on the tiny
+// document here, but grows without bound with the document: three ..
+// segments cost depth³ per node (a 2 KB document, minutes and gigabytes),
+// ten [0,0,…] segments 10¹⁰ values (the process dies of memory).
+func TestQueriesInFiltersBounded(t *testing.T) {
+	ten := "[" + strings.TrimSuffix(strings.Repeat("0,", 10), ",") + "]"
+	tests := []struct {
+		name, path string
+		want       string // in the error; empty: accepted, with the library's result
+	}{
+		{"descendants of descendants", "$[?count($..*..*..*) > 0]", "one descendant segment (..)"},
+		{"two descendant segments in an existence test", "$[?@..a..b]", "one descendant segment (..)"},
+		{"repeated selectors multiply", "$[?count($" + strings.Repeat(ten, 10) + ") > 0]", "multiplies the values it selects"},
+		{"a filter in a filter's query runs a query from the root", "$[?count($[?count($[*]) > 0]) > 0]", "must start at @"},
+		{"a filter in a filter's query runs a descendant query", "$[?count(@.*[?@..x]) > 0]", "must start at @"},
+		{"a filter in a filter's query repeats selectors", "$[?count(@.*[?count(@[0,0]) > 0]) > 0]", "must start at @"},
+		{"a long pattern in a filter in a filter's query", "$[?count(@[?match(@, '" + strings.Repeat("a", 65) + "')]) > 0]", "literal pattern of at most 64 bytes"},
+		{"a pattern from the document in a filter in a filter's query", "$[?count(@[?search(@, $.p)]) > 0]", "literal pattern of at most 64 bytes"},
+		{"a short pattern that compiles large in a filter in a filter's query", "$[?count(@[?match(@, '[a-z]{1000}')]) > 0]", "literal pattern of at most 64 bytes"},
+		{"three patterns in filters in filters' queries", "$[?count(@[?match(@, 'a')]) > 0 || count(@[?match(@, 'b')]) > 0 || count(@[?match(@, 'c')]) > 0]", "at most 2 match() or search()"},
+
+		{"a filter of the top-level query", "$..[?count($..*) > 0]", ""},
+		{"one descendant segment", "$[?@..price]", ""},
+		{"a few selectors", "$.store.book[?count(@['author','price']) == 2].author", ""},
+		{"a wildcard in a filter", "$.store.book[?count(@.tags[*]) > 0].author", ""},
+		{"a root value compared", "$..book[?@.price < $.store.bicycle.price].author", ""},
+		{"a filter in a filter", "$.store.book[?@.tags[?@ == 'x']].author", ""},
+		{"a short pattern in a filter in a filter", "$.store.book[?count(@.tags[?match(@, 'x|y')]) > 0].author", ""},
+		{"two patterns in filters in filters' queries", "$.store.book[?count(@.tags[?match(@, 'x')]) > 0 || @.tags[?search(@, '[a-z]')]].author", ""},
+		{"a relative query in a filter in a filter", "$.store[?count(@[?count(@.tags[*]) > 0]) > 0]", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := jsonquery.Query(context.Background(), tt.path, store, jsonquery.Config{})
+			if tt.want != "" {
+				if msg := invalidArgs(t, err); !strings.Contains(msg, tt.want) {
+					t.Errorf("got %q, want it to contain %q", msg, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("got error %v, want success", err)
+			}
+			dec := json.NewDecoder(strings.NewReader(store))
+			dec.UseNumber()
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			want := jsonpath.MustParse(tt.path).Select(v)
+			if got, want := sortedJSON(out.Matches), sortedJSON(want); !slices.Equal(got, want) || len(want) == 0 {
+				t.Errorf("got %v, want the library's %v", got, want)
+			}
+		})
+	}
+}
