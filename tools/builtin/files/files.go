@@ -454,6 +454,11 @@ func (s *Sandbox) write(ctx context.Context, in WriteInput) (WriteOutput, error)
 		}
 		created = false
 		mode = st.Mode().Perm()
+		if mode&0o200 == 0 {
+			// Read-only: refused, as an editor or a shell redirection
+			// refuses it; the rename below would replace it regardless.
+			return WriteOutput{}, tools.Failed("%s is read-only (mode %v); it was not written", quote(in.Path), mode)
+		}
 		if in.Append {
 			if old, err = s.readForAppend(p, in.Path, st, int64(len(in.Content))); err != nil {
 				return WriteOutput{}, err

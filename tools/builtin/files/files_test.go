@@ -402,3 +402,24 @@ func TestNewFileModeHonoursUmask(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyFileNotReplaced: a file without its owner's write bit is
+// refused, as an editor or a shell redirection refuses it; the write
+// replaced it (by renaming a new file over it), read-only mode and all.
+func TestReadOnlyFileNotReplaced(t *testing.T) {
+	root, ts := sandbox(t, files.Config{})
+	p := filepath.Join(root, "locked.txt")
+	must(t, os.WriteFile(p, []byte("keep"), 0o444))
+	for _, args := range []map[string]any{
+		{"path": "locked.txt", "content": "x"},
+		{"path": "locked.txt", "content": "y", "append": true},
+	} {
+		r := call(t, ts["file_write"], args)
+		if r.Err == nil || !strings.Contains(r.Err.Message, "read-only") {
+			t.Errorf("write %v = %+v, want refused: read-only", args, r)
+		}
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != "keep" {
+		t.Errorf("locked.txt = %q, %v; want it untouched", b, err)
+	}
+}
