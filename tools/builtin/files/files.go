@@ -11,7 +11,8 @@
 // hold a NUL byte or invalid UTF-8 is refused as binary. Writes are atomic:
 // the content goes to a temporary file beside the target, is synced, and
 // renamed over it, so a failed write leaves the old content intact; an
-// existing file keeps its mode, a new one gets 0644 less the umask, and
+// existing file keeps its mode (one without its owner's write bit is refused),
+// a new one gets 0644 less the umask, and
 // missing parent folders are created (0755 less the umask). Appending
 // rewrites the file the same way, from the old content read through a
 // non-blocking open that is checked to still be the regular file seen
