@@ -48,6 +48,15 @@ func helper(mode string) int {
 		return 3
 	case "garbage":
 		fmt.Println("this is not JSON")
+	case "twice":
+		// Two answers: which one is meant cannot be told.
+		reply(map[string]any{"success": true, "output": "first"})
+		reply(map[string]any{"success": false, "error": "second"})
+	case "trailing":
+		reply(map[string]any{"success": true, "output": "half"})
+		fmt.Println("and then some text")
+	case "wrongtype":
+		fmt.Println(`{"success": true, "output": 42}`)
 	case "flood":
 		os.Stdout.Write([]byte(strings.Repeat("x", 2<<20)))
 	case "errflood":
@@ -157,6 +166,9 @@ func TestCommandProtocol(t *testing.T) {
 		{"logical failure", "fail", "the model is not loaded", tools.KindExecutionFailed, 0},
 		{"non-zero exit gives stderr", "exit", "boom: disk full", tools.KindExecutionFailed, 3},
 		{"invalid JSON", "garbage", `invalid response from tool "sub": it is not JSON with a "success" field: "this is not JSON\n"`, tools.KindExecutionFailed, 0},
+		{"two JSON values", "twice", `invalid response from tool "sub": it printed more after its JSON answer: "{\"error\":\"second\",\"success\":false}"`, tools.KindExecutionFailed, 0},
+		{"text after the JSON", "trailing", `invalid response from tool "sub": it printed more after its JSON answer: "and then some text"`, tools.KindExecutionFailed, 0},
+		{"a field of the wrong type", "wrongtype", `invalid response from tool "sub": its "output" is a number, not a string: "{\"success\": true, \"output\": 42}\n"`, tools.KindExecutionFailed, 0},
 		{"stdout over the cap", "flood", "its output exceeds the 1 MiB limit", tools.KindExecutionFailed, 0},
 		{"stderr over the cap", "errflood", "its error output exceeds the 64 KiB limit", tools.KindExecutionFailed, 0},
 	}
