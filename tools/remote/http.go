@@ -51,8 +51,9 @@ type HTTPConfig struct {
 // HTTP is an HTTP endpoint tool.
 //
 //   - GET (and DELETE): the input goes in the query as input=<input>,
-//     keeping the URL's own query; with an input schema, each top-level
-//     argument is a query parameter (objects and arrays as JSON text).
+//     after the URL's own query, which is kept as written; with an input
+//     schema, each top-level argument is a query parameter (objects and
+//     arrays as JSON text).
 //     The URL's own parameters win: an argument of the same name is
 //     dropped, so a model cannot replace a configured key or filter. A
 //     URL of a tool without an input schema must not have "input".
@@ -68,11 +69,13 @@ type HTTPConfig struct {
 //     A client's trace context is passed on even when this server records
 //     no span.
 type HTTP struct {
-	cfg     HTTPConfig
-	info    tools.Info
-	base    *url.URL
-	headers http.Header
-	client  *http.Client
+	cfg  HTTPConfig
+	info tools.Info
+	base *url.URL
+	// configured holds the names of the URL's own query parameters.
+	configured map[string]bool
+	headers    http.Header
+	client     *http.Client
 }
 
 var _ tools.Tool = (*HTTP)(nil)
@@ -100,7 +103,8 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.MaxResponseBytes == 0 {
 		cfg.MaxResponseBytes = DefaultMaxResponseBytes
 	}
-	if (cfg.Method == http.MethodGet || cfg.Method == http.MethodDelete) && len(cfg.InputSchema) == 0 && u.Query().Has("input") {
+	configured := queryKeys(u.RawQuery)
+	if (cfg.Method == http.MethodGet || cfg.Method == http.MethodDelete) && len(cfg.InputSchema) == 0 && configured["input"] {
 		return nil, fmt.Errorf("remote: tool %q: the URL has an \"input\" parameter, where the model's input goes", cfg.Name)
 	}
 	if cfg.MaxRedirects == 0 {
@@ -118,7 +122,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		}
 		h.Set(k, v)
 	}
-	t := &HTTP{cfg: cfg, info: cfg.info(), base: u, headers: h}
+	t := &HTTP{cfg: cfg, info: cfg.info(), base: u, configured: configured, headers: h}
 	maxRedirects := cfg.MaxRedirects
 	t.client = &http.Client{
 		Transport: http.DefaultTransport.(*http.Transport).Clone(),
@@ -169,13 +173,15 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, 
 	contentType := ""
 	switch t.cfg.Method {
 	case http.MethodGet, http.MethodDelete:
-		q := u.Query()
+		// The URL's own query goes out as written (url.Values would drop
+		// a pair holding a semicolon, and reorder and re-escape the rest);
+		// the call's parameters follow it.
+		q := url.Values{}
 		if arguments != nil {
 			var m map[string]json.RawMessage
 			_ = json.Unmarshal(arguments, &m)
-			configured := t.base.Query()
 			for k, v := range m {
-				if configured.Has(k) {
+				if t.configured[k] {
 					t.cfg.Logger.DebugContext(ctx, "http tool argument dropped: the URL sets it", "tool", name, "param", k)
 					continue
 				}
@@ -188,7 +194,12 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, 
 		} else {
 			q.Set("input", input)
 		}
-		u.RawQuery = q.Encode()
+		if add := q.Encode(); add != "" {
+			if u.RawQuery != "" && !strings.HasSuffix(u.RawQuery, "&") {
+				add = "&" + add
+			}
+			u.RawQuery += add
+		}
 	default:
 		b := []byte(input)
 		if arguments != nil {
@@ -251,6 +262,21 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, 
 		}
 	}
 	return res, nil
+}
+
+// queryKeys lists the parameter names of a raw query, as any endpoint may
+// read it: pairs split at "&" and at ";" (which url.ParseQuery refuses,
+// dropping the pair), names unescaped where they can be.
+func queryKeys(raw string) map[string]bool {
+	keys := map[string]bool{}
+	for _, pair := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, _, _ := strings.Cut(pair, "=")
+		if un, err := url.QueryUnescape(k); err == nil {
+			k = un
+		}
+		keys[k] = true
+	}
+	return keys
 }
 
 func headerNames(h http.Header) []string {
