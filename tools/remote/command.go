@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -309,7 +310,11 @@ func (c *Command) killGroup(pgid int, waited <-chan error) error {
 func trimStderr(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) > stderrInMessage {
-		s = s[len(s)-stderrInMessage:] // the end says most about why it failed
+		i := len(s) - stderrInMessage // the end says most about why it failed
+		for i < len(s) && !utf8.RuneStart(s[i]) {
+			i++ // from a whole character
+		}
+		s = s[i:]
 	}
 	return s
 }
