@@ -33,8 +33,10 @@ type HTTPConfig struct {
 	Method string `yaml:"method" json:"method,omitempty"`
 	// Headers are sent with every request. A value may name environment
 	// variables as ${NAME}; they are read once, when the tool is made, and
-	// an unset one is an error. They are not sent on after a redirect to
-	// another origin (scheme, host or port), nor on any later hop.
+	// an unset one is an error, and so is a name or value net/http would
+	// refuse (a line break in a value). They are not sent on after a
+	// redirect to another origin (scheme, host or port), nor on any later
+	// hop.
 	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
 	// MaxResponseBytes caps the response body. Zero:
 	// DefaultMaxResponseBytes (5 MiB).
@@ -119,6 +121,14 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		v, missing := expand(v, lookup)
 		if len(missing) > 0 {
 			return nil, fmt.Errorf("remote: tool %q: header %s needs environment variable %s, which is not set", cfg.Name, k, strings.Join(missing, ", "))
+		}
+		// net/http would refuse such a header on every request; say so
+		// now, without quoting the value (it may be a key).
+		if !validHeaderName(k) {
+			return nil, fmt.Errorf("remote: tool %q: header %q: not a valid header name", cfg.Name, k)
+		}
+		if !validHeaderValue(v) {
+			return nil, fmt.Errorf("remote: tool %q: header %q: its value holds a control character (a line break read from the environment?)", cfg.Name, k)
 		}
 		h.Set(k, v)
 	}
@@ -262,6 +272,33 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, 
 		}
 	}
 	return res, nil
+}
+
+// validHeaderName reports whether name is a header field name: one or
+// more token characters (RFC 9110, section 5.6.2), as net/http checks.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// validHeaderValue reports whether value can be sent as a header field
+// value: no control byte but tab, as net/http checks.
+func validHeaderValue(value string) bool {
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // queryKeys lists the parameter names of a raw query, as any endpoint may
