@@ -80,6 +80,7 @@ type CommandConfig struct {
 //
 //   - stdin gets {"input": "<the input string>"} and is closed; with an
 //     input schema, {"input": "<the arguments as JSON text>", "arguments": {...}}.
+//     Either is one line, ended by a newline.
 //     A program that never reads stdin still works.
 //   - success: {"output": "text", "success": true} on stdout and exit 0; an
 //     optional "structured": {...} becomes the structured result.
@@ -201,6 +202,10 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (_ tools.Resul
 		req["arguments"] = arguments
 	}
 	stdin, _ := json.Marshal(req)
+	// One line, newline-ended (Marshal escapes newlines in strings): a
+	// program may read it as a line, and in sh read fails on text without
+	// its newline.
+	stdin = append(stdin, '\n')
 
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
 	cmd.Dir = c.cfg.Dir

@@ -226,6 +226,26 @@ func TestCommandIgnoringStdin(t *testing.T) {
 	}
 }
 
+// TestCommandStdinIsALine: the request is a line of text, newline ended,
+// so a program reading it as a line gets it whole and without failing: in
+// sh, read returns 1 for text without one (set -e then ends the script),
+// and a while-read loop never sees it.
+func TestCommandStdinIsALine(t *testing.T) {
+	for _, script := range []string{
+		`set -e; read -r req; printf '{"success": true, "output": "%d"}' "${#req}"`,
+		`while read -r req; do printf '{"success": true, "output": "%d"}' "${#req}"; done`,
+	} {
+		c, err := remote.NewCommand(remote.CommandConfig{Common: remote.Common{Name: "line", Description: "d"},
+			Command: []string{"/bin/sh", "-c", script}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := run(t, c, `{"input":"hi"}`); r.Err != nil || r.Text != "14" {
+			t.Errorf("%s: got %q %v, want the request read as a line", script, r.Text, r.Err)
+		}
+	}
+}
+
 func TestCommandEnvironment(t *testing.T) {
 	t.Setenv("REMOTE_TEST_SECRET", "do-not-leak")
 	c := command(t, "env", func(cfg *remote.CommandConfig) { cfg.Env["MODEL"] = "small" })
