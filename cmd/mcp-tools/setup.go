@@ -513,7 +513,9 @@ func remoteTool(ct config.Tool, dir string, log *slog.Logger, tel *telemetry.Tel
 	return remote.NewHTTP(remote.HTTPConfig{
 		Common: common(ct, in, out, h.Timeout, log),
 		URL:    h.URL, Method: h.Method, Headers: h.Headers, MaxResponseBytes: h.MaxResponseBytes,
-		LookupEnv: func(string) (string, bool) { return "", false }, // the config loader expanded ${VAR} already
+		// The config loader expanded ${VAR} already: what a value holds
+		// now (a password may hold "${x}") is sent as it is.
+		LookupEnv: func(name string) (string, bool) { return "${" + name + "}", true },
 		Observer:  obs,
 	})
 }

@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -78,10 +80,13 @@ type CommandConfig struct {
 //
 //   - stdin gets {"input": "<the input string>"} and is closed; with an
 //     input schema, {"input": "<the arguments as JSON text>", "arguments": {...}}.
+//     Either is one line, ended by a newline.
 //     A program that never reads stdin still works.
 //   - success: {"output": "text", "success": true} on stdout and exit 0; an
 //     optional "structured": {...} becomes the structured result.
 //   - logical failure: {"error": "message", "success": false}.
+//   - stdout holds that one JSON object and nothing more (whitespace
+//     aside): a second value, or text after it, is an invalid response.
 //   - a non-zero exit is a failure whose message is stderr (trimmed, at
 //     most 4 KiB).
 //   - stderr lines that are JSON objects with a "progress" number, like
@@ -197,6 +202,10 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (_ tools.Resul
 		req["arguments"] = arguments
 	}
 	stdin, _ := json.Marshal(req)
+	// One line, newline-ended (Marshal escapes newlines in strings): a
+	// program may read it as a line, and in sh read fails on text without
+	// its newline.
+	stdin = append(stdin, '\n')
 
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
 	cmd.Dir = c.cfg.Dir
@@ -306,7 +315,11 @@ func (c *Command) killGroup(pgid int, waited <-chan error) error {
 func trimStderr(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) > stderrInMessage {
-		s = s[len(s)-stderrInMessage:] // the end says most about why it failed
+		i := len(s) - stderrInMessage // the end says most about why it failed
+		for i < len(s) && !utf8.RuneStart(s[i]) {
+			i++ // from a whole character
+		}
+		s = s[i:]
 	}
 	return s
 }
@@ -322,12 +335,22 @@ type response struct {
 func parseResponse(name string, out []byte) (tools.Result, error) {
 	var r response
 	dec := json.NewDecoder(bytes.NewReader(out))
-	if err := dec.Decode(&r); err != nil || r.Success == nil {
+	err := dec.Decode(&r)
+	if err != nil || r.Success == nil {
 		why := "it is not JSON with a \"success\" field"
-		if len(bytes.TrimSpace(out)) == 0 {
+		var te *json.UnmarshalTypeError
+		switch {
+		case len(bytes.TrimSpace(out)) == 0:
 			why = "it printed nothing"
+		case errors.As(err, &te) && te.Field != "":
+			why = fmt.Sprintf("its %q is %s, not %s", te.Field, jsonKind(te.Value), goKind(te.Type))
 		}
 		return tools.Result{}, tools.Failed("invalid response from tool %q: %s: %q", name, why, snippet(out, 200))
+	}
+	// One answer, nothing after it: of two JSON values (or a value and
+	// text) which one is meant cannot be told.
+	if rest := bytes.TrimSpace(out[dec.InputOffset():]); len(rest) > 0 {
+		return tools.Result{}, tools.Failed("invalid response from tool %q: it printed more after its JSON answer: %q", name, snippet(rest, 200))
 	}
 	if !*r.Success {
 		msg := r.Error
@@ -344,6 +367,36 @@ func parseResponse(name string, out []byte) (tools.Result, error) {
 		res.Structured = r.Structured
 	}
 	return res, nil
+}
+
+// jsonKind names a JSON value kind as json.UnmarshalTypeError.Value says
+// it ("number", "number 42", "bool", "object"...).
+func jsonKind(v string) string {
+	switch {
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	case v == "bool":
+		return "a boolean"
+	case v == "object" || v == "array":
+		return "an " + v
+	}
+	return "a " + v
+}
+
+// goKind names the JSON kind a response field wants.
+func goKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
 }
 
 // capped is an io.Writer that keeps at most max bytes and reports overflow.

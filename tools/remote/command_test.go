@@ -48,6 +48,15 @@ func helper(mode string) int {
 		return 3
 	case "garbage":
 		fmt.Println("this is not JSON")
+	case "twice":
+		// Two answers: which one is meant cannot be told.
+		reply(map[string]any{"success": true, "output": "first"})
+		reply(map[string]any{"success": false, "error": "second"})
+	case "trailing":
+		reply(map[string]any{"success": true, "output": "half"})
+		fmt.Println("and then some text")
+	case "wrongtype":
+		fmt.Println(`{"success": true, "output": 42}`)
 	case "flood":
 		os.Stdout.Write([]byte(strings.Repeat("x", 2<<20)))
 	case "errflood":
@@ -157,6 +166,9 @@ func TestCommandProtocol(t *testing.T) {
 		{"logical failure", "fail", "the model is not loaded", tools.KindExecutionFailed, 0},
 		{"non-zero exit gives stderr", "exit", "boom: disk full", tools.KindExecutionFailed, 3},
 		{"invalid JSON", "garbage", `invalid response from tool "sub": it is not JSON with a "success" field: "this is not JSON\n"`, tools.KindExecutionFailed, 0},
+		{"two JSON values", "twice", `invalid response from tool "sub": it printed more after its JSON answer: "{\"error\":\"second\",\"success\":false}"`, tools.KindExecutionFailed, 0},
+		{"text after the JSON", "trailing", `invalid response from tool "sub": it printed more after its JSON answer: "and then some text"`, tools.KindExecutionFailed, 0},
+		{"a field of the wrong type", "wrongtype", `invalid response from tool "sub": its "output" is a number, not a string: "{\"success\": true, \"output\": 42}\n"`, tools.KindExecutionFailed, 0},
 		{"stdout over the cap", "flood", "its output exceeds the 1 MiB limit", tools.KindExecutionFailed, 0},
 		{"stderr over the cap", "errflood", "its error output exceeds the 64 KiB limit", tools.KindExecutionFailed, 0},
 	}
@@ -211,6 +223,26 @@ func TestCommandIgnoringStdin(t *testing.T) {
 	}
 	if r := run(t, c, `{"input":"`+strings.Repeat("x", 1<<20)+`"}`); r.Text != "hi" {
 		t.Errorf("echo = %q %v", r.Text, r.Err)
+	}
+}
+
+// TestCommandStdinIsALine: the request is a line of text, newline ended,
+// so a program reading it as a line gets it whole and without failing: in
+// sh, read returns 1 for text without one (set -e then ends the script),
+// and a while-read loop never sees it.
+func TestCommandStdinIsALine(t *testing.T) {
+	for _, script := range []string{
+		`set -e; read -r req; printf '{"success": true, "output": "%d"}' "${#req}"`,
+		`while read -r req; do printf '{"success": true, "output": "%d"}' "${#req}"; done`,
+	} {
+		c, err := remote.NewCommand(remote.CommandConfig{Common: remote.Common{Name: "line", Description: "d"},
+			Command: []string{"/bin/sh", "-c", script}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := run(t, c, `{"input":"hi"}`); r.Err != nil || r.Text != "14" {
+			t.Errorf("%s: got %q %v, want the request read as a line", script, r.Text, r.Err)
+		}
 	}
 }
 

@@ -33,8 +33,10 @@ type HTTPConfig struct {
 	Method string `yaml:"method" json:"method,omitempty"`
 	// Headers are sent with every request. A value may name environment
 	// variables as ${NAME}; they are read once, when the tool is made, and
-	// an unset one is an error. They are not sent on after a redirect to
-	// another origin (scheme, host or port), nor on any later hop.
+	// an unset one is an error, and so is a name or value net/http would
+	// refuse (a line break in a value). They are not sent on after a
+	// redirect to another origin (scheme, host or port), nor on any later
+	// hop.
 	Headers map[string]string `yaml:"headers" json:"headers,omitempty"`
 	// MaxResponseBytes caps the response body. Zero:
 	// DefaultMaxResponseBytes (5 MiB).
@@ -51,8 +53,9 @@ type HTTPConfig struct {
 // HTTP is an HTTP endpoint tool.
 //
 //   - GET (and DELETE): the input goes in the query as input=<input>,
-//     keeping the URL's own query; with an input schema, each top-level
-//     argument is a query parameter (objects and arrays as JSON text).
+//     after the URL's own query, which is kept as written; with an input
+//     schema, each top-level argument is a query parameter (objects and
+//     arrays as JSON text).
 //     The URL's own parameters win: an argument of the same name is
 //     dropped, so a model cannot replace a configured key or filter. A
 //     URL of a tool without an input schema must not have "input".
@@ -68,11 +71,13 @@ type HTTPConfig struct {
 //     A client's trace context is passed on even when this server records
 //     no span.
 type HTTP struct {
-	cfg     HTTPConfig
-	info    tools.Info
-	base    *url.URL
-	headers http.Header
-	client  *http.Client
+	cfg  HTTPConfig
+	info tools.Info
+	base *url.URL
+	// configured holds the names of the URL's own query parameters.
+	configured map[string]bool
+	headers    http.Header
+	client     *http.Client
 }
 
 var _ tools.Tool = (*HTTP)(nil)
@@ -100,7 +105,8 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.MaxResponseBytes == 0 {
 		cfg.MaxResponseBytes = DefaultMaxResponseBytes
 	}
-	if (cfg.Method == http.MethodGet || cfg.Method == http.MethodDelete) && len(cfg.InputSchema) == 0 && u.Query().Has("input") {
+	configured := queryKeys(u.RawQuery)
+	if (cfg.Method == http.MethodGet || cfg.Method == http.MethodDelete) && len(cfg.InputSchema) == 0 && configured["input"] {
 		return nil, fmt.Errorf("remote: tool %q: the URL has an \"input\" parameter, where the model's input goes", cfg.Name)
 	}
 	if cfg.MaxRedirects == 0 {
@@ -116,9 +122,17 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		if len(missing) > 0 {
 			return nil, fmt.Errorf("remote: tool %q: header %s needs environment variable %s, which is not set", cfg.Name, k, strings.Join(missing, ", "))
 		}
+		// net/http would refuse such a header on every request; say so
+		// now, without quoting the value (it may be a key).
+		if !validHeaderName(k) {
+			return nil, fmt.Errorf("remote: tool %q: header %q: not a valid header name", cfg.Name, k)
+		}
+		if !validHeaderValue(v) {
+			return nil, fmt.Errorf("remote: tool %q: header %q: its value holds a control character (a line break read from the environment?)", cfg.Name, k)
+		}
 		h.Set(k, v)
 	}
-	t := &HTTP{cfg: cfg, info: cfg.info(), base: u, headers: h}
+	t := &HTTP{cfg: cfg, info: cfg.info(), base: u, configured: configured, headers: h}
 	maxRedirects := cfg.MaxRedirects
 	t.client = &http.Client{
 		Transport: http.DefaultTransport.(*http.Transport).Clone(),
@@ -169,13 +183,15 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, 
 	contentType := ""
 	switch t.cfg.Method {
 	case http.MethodGet, http.MethodDelete:
-		q := u.Query()
+		// The URL's own query goes out as written (url.Values would drop
+		// a pair holding a semicolon, and reorder and re-escape the rest);
+		// the call's parameters follow it.
+		q := url.Values{}
 		if arguments != nil {
 			var m map[string]json.RawMessage
 			_ = json.Unmarshal(arguments, &m)
-			configured := t.base.Query()
 			for k, v := range m {
-				if configured.Has(k) {
+				if t.configured[k] {
 					t.cfg.Logger.DebugContext(ctx, "http tool argument dropped: the URL sets it", "tool", name, "param", k)
 					continue
 				}
@@ -188,7 +204,12 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, 
 		} else {
 			q.Set("input", input)
 		}
-		u.RawQuery = q.Encode()
+		if add := q.Encode(); add != "" {
+			if u.RawQuery != "" && !strings.HasSuffix(u.RawQuery, "&") {
+				add = "&" + add
+			}
+			u.RawQuery += add
+		}
 	default:
 		b := []byte(input)
 		if arguments != nil {
@@ -251,6 +272,48 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, 
 		}
 	}
 	return res, nil
+}
+
+// validHeaderName reports whether name is a header field name: one or
+// more token characters (RFC 9110, section 5.6.2), as net/http checks.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// validHeaderValue reports whether value can be sent as a header field
+// value: no control byte but tab, as net/http checks.
+func validHeaderValue(value string) bool {
+	for i := 0; i < len(value); i++ {
+		if c := value[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// queryKeys lists the parameter names of a raw query, as any endpoint may
+// read it: pairs split at "&" and at ";" (which url.ParseQuery refuses,
+// dropping the pair), names unescaped where they can be.
+func queryKeys(raw string) map[string]bool {
+	keys := map[string]bool{}
+	for _, pair := range strings.FieldsFunc(raw, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, _, _ := strings.Cut(pair, "=")
+		if un, err := url.QueryUnescape(k); err == nil {
+			k = un
+		}
+		keys[k] = true
+	}
+	return keys
 }
 
 func headerNames(h http.Header) []string {

@@ -58,7 +58,7 @@ func TestHTTPRequests(t *testing.T) {
 		wantMethod, wantURL string
 		wantBody, wantCType string
 	}{
-		{"GET keeps the query", "GET", srv.URL + "/search?lang=en", `{"input":"a b&c"}`, "GET", "/search?input=a+b%26c&lang=en", "", ""},
+		{"GET keeps the query", "GET", srv.URL + "/search?lang=en", `{"input":"a b&c"}`, "GET", "/search?lang=en&input=a+b%26c", "", ""},
 		{"POST JSON", "", srv.URL + "/p", `{"input":"{\"x\":1}"}`, "POST", "/p", `{"x":1}`, "application/json"},
 		{"POST text", "POST", srv.URL + "/p", `{"input":"hello"}`, "POST", "/p", "hello", "text/plain; charset=UTF-8"},
 		{"PUT", "PUT", srv.URL + "/p", `{"input":"x"}`, "PUT", "/p", "x", "text/plain; charset=UTF-8"},
@@ -173,12 +173,21 @@ func TestNewHTTPRefusesBadConfig(t *testing.T) {
 		{"negative max_response_bytes", remote.HTTPConfig{Common: common, URL: "http://x", MaxResponseBytes: -1}, "max_response_bytes must not be negative"},
 		{"negative concurrency", remote.HTTPConfig{Common: remote.Common{Name: "x", Description: "d", MaxConcurrency: -2}, URL: "http://x"}, "max_concurrency must not be negative"},
 		{"negative timeout", remote.HTTPConfig{Common: remote.Common{Name: "x", Description: "d", Timeout: -time.Second}, URL: "http://x"}, "timeout must not be negative"},
+		// A value read from an environment file written with CRLF line
+		// ends: every request would fail; the tool is refused at start,
+		// without quoting the value.
+		{"line break in a header value", remote.HTTPConfig{Common: common, URL: "http://x", Headers: map[string]string{"Authorization": "Bearer ${T}"},
+			LookupEnv: func(string) (string, bool) { return "s3cret\r", true }}, `header "Authorization": its value holds a control character`},
+		{"bad header name", remote.HTTPConfig{Common: common, URL: "http://x", Headers: map[string]string{"X Key": "v"}}, `header "X Key": not a valid header name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := remote.NewHTTP(tt.cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got error %v, want one containing %q", err, tt.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("got error %v, which quotes the secret", err)
 			}
 		})
 	}

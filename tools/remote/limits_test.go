@@ -274,7 +274,7 @@ func TestHTTPDeleteAndLogging(t *testing.T) {
 	if r := run(t, h, `{"input":"42"}`); r.Err != nil {
 		t.Fatal(r.Err)
 	}
-	if s.method != "DELETE" || s.url != "/items?input=42&key=sekrit" {
+	if s.method != "DELETE" || s.url != "/items?key=sekrit&input=42" {
 		t.Errorf("got %s %s, want DELETE with the input in the query", s.method, s.url)
 	}
 	log := buf.String()

@@ -96,6 +96,29 @@ func TestHTTPConfiguredQueryWins(t *testing.T) {
 			}
 		})
 	}
+	// The URL's own query goes out as written, whatever Go's parser
+	// thinks of it: a pair with a semicolon (which url.ParseQuery drops),
+	// escapes as the endpoint wants them, its order.
+	for _, tt := range []struct {
+		name, query, args, want string
+		schema                  json.RawMessage
+	}{
+		{"semicolon kept", "fields=a;b&key=k", `{"input":"x"}`, "/s?fields=a;b&key=k&input=x", nil},
+		{"escapes and order kept", "z=1&sig=a%2Fb%20c", `{"input":"x"}`, "/s?z=1&sig=a%2Fb%20c&input=x", nil},
+		{"a key of a semicolon pair still wins", "fields=a;b", `{"fields":"evil","q":"cats"}`, "/s?fields=a;b&q=cats", schema},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := httpTool(t, remote.HTTPConfig{URL: srv.URL + "/s?" + tt.query, Method: "GET", Common: remote.Common{InputSchema: tt.schema}})
+			if r := run(t, h, tt.args); r.Err != nil {
+				t.Fatal(r.Err)
+			}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.url != tt.want {
+				t.Errorf("got %s, want %s", s.url, tt.want)
+			}
+		})
+	}
 	_, err := remote.NewHTTP(remote.HTTPConfig{Common: remote.Common{Name: "x", Description: "d"}, URL: srv.URL + "/s?input=fixed", Method: "GET"})
 	if want := `the URL has an "input" parameter`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("got %v, want %q", err, want)

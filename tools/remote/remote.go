@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"regexp"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcp-tools/mcp-tools/tools"
 )
@@ -136,6 +137,9 @@ func size(n int64) string {
 func snippet(b []byte, n int) string {
 	s := string(b)
 	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n-- // to a whole character
+		}
 		return s[:n] + "…"
 	}
 	return s
