@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"golang.org/x/net/http/httpguts"
 )
 
 // TestCutsKeepRunesWhole: a message quoting the end of stderr, or the
@@ -31,23 +29,5 @@ func TestCutsKeepRunesWhole(t *testing.T) {
 				t.Errorf("got %d bytes, want %d: %q...", len(tt.got), len(tt.want), tt.got[:min(8, len(tt.got))])
 			}
 		})
-	}
-}
-
-// TestHeaderChecksMatchNetHTTP: NewHTTP refuses exactly the header names
-// and values net/http would refuse on every request (httpguts decides
-// there), byte by byte.
-func TestHeaderChecksMatchNetHTTP(t *testing.T) {
-	for c := 0; c < 256; c++ {
-		s := "a" + string([]byte{byte(c)}) + "b"
-		if got, want := validHeaderName(s), httpguts.ValidHeaderFieldName(s); got != want {
-			t.Errorf("name with byte %#x: got %v, want %v", c, got, want)
-		}
-		if got, want := validHeaderValue(s), httpguts.ValidHeaderFieldValue(s); got != want {
-			t.Errorf("value with byte %#x: got %v, want %v", c, got, want)
-		}
-	}
-	if validHeaderName("") {
-		t.Error("the empty name is valid, want not")
 	}
 }

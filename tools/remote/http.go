@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcp-tools/mcp-tools/internal/httpheader"
 	"github.com/mcp-tools/mcp-tools/tools"
 )
 
@@ -124,10 +125,10 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		}
 		// net/http would refuse such a header on every request; say so
 		// now, without quoting the value (it may be a key).
-		if !validHeaderName(k) {
+		if !httpheader.ValidName(k) {
 			return nil, fmt.Errorf("remote: tool %q: header %q: not a valid header name", cfg.Name, k)
 		}
-		if !validHeaderValue(v) {
+		if !httpheader.ValidValue(v) {
 			return nil, fmt.Errorf("remote: tool %q: header %q: its value holds a control character (a line break read from the environment?)", cfg.Name, k)
 		}
 		h.Set(k, v)
@@ -272,33 +273,6 @@ func (t *HTTP) Call(ctx context.Context, args json.RawMessage) (_ tools.Result, 
 		}
 	}
 	return res, nil
-}
-
-// validHeaderName reports whether name is a header field name: one or
-// more token characters (RFC 9110, section 5.6.2), as net/http checks.
-func validHeaderName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
-			continue
-		}
-		return false
-	}
-	return true
-}
-
-// validHeaderValue reports whether value can be sent as a header field
-// value: no control byte but tab, as net/http checks.
-func validHeaderValue(value string) bool {
-	for i := 0; i < len(value); i++ {
-		if c := value[i]; c < ' ' && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // queryKeys lists the parameter names of a raw query, as any endpoint may

@@ -28,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-tools/mcp-tools/internal/httpheader"
 )
 
 // DefaultTimeout bounds one export, its retries included, unless
@@ -163,7 +165,7 @@ func parseHeaders(v string) (map[string]string, error) {
 		if !ok || k == "" {
 			return nil, fmt.Errorf("entry %d is not key=value", i+1)
 		}
-		if !validHeaderName(k) {
+		if !httpheader.ValidName(k) {
 			return nil, fmt.Errorf("entry %d: the key is not a valid header name", i+1)
 		}
 		dec, err := url.PathUnescape(strings.TrimSpace(val))
@@ -171,7 +173,7 @@ func parseHeaders(v string) (map[string]string, error) {
 			return nil, fmt.Errorf("header %q: the value is not percent-encoded correctly", k)
 		}
 		dec = strings.TrimSpace(dec)
-		if !validHeaderValue(dec) {
+		if !httpheader.ValidValue(dec) {
 			return nil, fmt.Errorf("header %q: the value holds characters a header cannot carry", k)
 		}
 		h[k] = dec
