@@ -24,3 +24,8 @@ func KillGroup(pid int) error {
 	}
 	return p.Kill()
 }
+
+// KillRest does nothing here: without process groups only pid was ever
+// reached, and once it has been waited for its number may already belong
+// to another process, which a kill by number would end.
+func KillRest(int) error { return nil }

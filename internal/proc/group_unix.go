@@ -22,3 +22,7 @@ func TerminateGroup(pid int) error { return syscall.Kill(-pid, syscall.SIGTERM) 
 
 // KillGroup kills every process of the group led by pid (SIGKILL).
 func KillGroup(pid int) error { return syscall.Kill(-pid, syscall.SIGKILL) }
+
+// KillRest kills what is left of the group led by pid once pid itself has
+// been waited for: children it started and left behind.
+func KillRest(pid int) error { return KillGroup(pid) }

@@ -258,7 +258,7 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (_ tools.Resul
 		waitErr = c.killGroup(pgid, waited)
 	}
 	// Whatever happened, leave no member of the group behind.
-	_ = proc.KillGroup(pgid)
+	_ = proc.KillRest(pgid)
 	stderr.progress.close() // no report after the program ended
 	if ps := cmd.ProcessState; ps != nil {
 		if span != nil {
