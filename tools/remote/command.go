@@ -279,7 +279,8 @@ func (c *Command) Call(ctx context.Context, args json.RawMessage) (_ tools.Resul
 	}
 	if errors.Is(waitErr, exec.ErrWaitDelay) {
 		// The program exited 0; something it left behind kept a pipe open
-		// (and is gone now, with its group). What it wrote is its answer.
+		// (killed now with its group, unless it left the group). What it
+		// wrote is its answer.
 		waitErr = nil
 	}
 	var exitErr *exec.ExitError
