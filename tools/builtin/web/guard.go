@@ -28,13 +28,20 @@ var blockedPrefixes = []struct {
 	{netip.MustParsePrefix("::/96"), "an IPv4-compatible IPv6 address"},
 	{netip.MustParsePrefix("100::/64"), "a discard-only IPv6 address"},
 	{netip.MustParsePrefix("2001::/32"), "a Teredo tunnel address"},
+	{netip.MustParsePrefix("2001:2::/48"), "a benchmarking address"},
 	{netip.MustParsePrefix("2001:db8::/32"), "a documentation address"},
+	{netip.MustParsePrefix("3fff::/20"), "a documentation address"},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "a local-use NAT64 address"},
 	{netip.MustParsePrefix("fec0::/10"), "a site-local IPv6 address"},
 }
 
 var (
 	nat64Prefix = netip.MustParsePrefix("64:ff9b::/96")
 	sixToFour   = netip.MustParsePrefix("2002::/16")
+	// globalUnicast6 holds every IPv6 address the internet registries
+	// hand out; the rest of the IPv6 space is reserved, special-purpose
+	// or unallocated (IPv4-translated ::ffff:0:0:0/96, SRv6 5f00::/16...).
+	globalUnicast6 = netip.MustParsePrefix("2000::/3")
 )
 
 // metadataAddrs are the addresses of the clouds' instance metadata and
@@ -122,6 +129,9 @@ func classify(a netip.Addr) string {
 		if p.prefix.Contains(a) {
 			return p.reason
 		}
+	}
+	if a.Is6() && !a.Is4In6() && !nat64Prefix.Contains(a) && !globalUnicast6.Contains(a) {
+		return "a reserved IPv6 address outside the global unicast range 2000::/3"
 	}
 	return ""
 }

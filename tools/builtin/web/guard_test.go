@@ -51,6 +51,16 @@ func TestClassify(t *testing.T) {
 		{name: "6to4 private", addr: "2002:c0a8:101::1", blocked: true},
 		{name: "ipv4-compatible", addr: "::127.0.0.1", blocked: true},
 		{name: "documentation v6", addr: "2001:db8::1", blocked: true},
+		{name: "documentation v6 3fff::/20", addr: "3fff:fff::1", blocked: true},
+		{name: "benchmarking v6", addr: "2001:2::1", blocked: true},
+		{name: "local-use nat64", addr: "64:ff9b:1::a9fe:a9fe", blocked: true},
+		{name: "local-use nat64 private", addr: "64:ff9b:1:a00::1", blocked: true},
+		{name: "ipv4-translated (SIIT)", addr: "::ffff:0:7f00:1", blocked: true},
+		{name: "srv6 sid", addr: "5f00::1", blocked: true},
+		{name: "unallocated v6", addr: "4000::1", blocked: true},
+		{name: "dummy prefix v6", addr: "100:0:0:1::1", blocked: true},
+		{name: "public v6 google", addr: "2001:4860:4860::8888", blocked: false},
+		{name: "public v6 top of 2000::/3", addr: "3ffe::1", blocked: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
