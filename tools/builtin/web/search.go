@@ -187,7 +187,26 @@ type searchClient struct {
 
 func newSearchClient(cfg SearchConfig) *searchClient {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	return &searchClient{http: &http.Client{Transport: tr}, maxBytes: cfg.MaxResponseBytes}
+	return &searchClient{http: &http.Client{Transport: tr, CheckRedirect: checkSearchRedirect}, maxBytes: cfg.MaxResponseBytes}
+}
+
+// secretHeaders are the request headers that carry a backend's API key.
+var secretHeaders = []string{"X-Subscription-Token"}
+
+// checkSearchRedirect follows up to 10 redirects, as net/http does, but
+// drops the API key headers on a redirect to another origin (scheme, host
+// and port): net/http drops only Authorization and cookies.
+func checkSearchRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || !strings.EqualFold(req.URL.Host, first.Host) {
+		for _, h := range secretHeaders {
+			req.Header.Del(h)
+		}
+	}
+	return nil
 }
 
 // get sends req and returns the body of a 2xx response; any other status
