@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -183,11 +184,15 @@ func parseBase(raw string) (*url.URL, error) {
 type searchClient struct {
 	http     *http.Client
 	maxBytes int64
+	// secret is the API key, removed from the body of an error response
+	// before it is cut to a snippet (redacting after the cut would miss a
+	// key that straddles it).
+	secret string
 }
 
 func newSearchClient(cfg SearchConfig) *searchClient {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	return &searchClient{http: &http.Client{Transport: tr, CheckRedirect: checkSearchRedirect}, maxBytes: cfg.MaxResponseBytes}
+	return &searchClient{http: &http.Client{Transport: tr, CheckRedirect: checkSearchRedirect}, maxBytes: cfg.MaxResponseBytes, secret: cfg.APIKey}
 }
 
 // secretHeaders are the request headers that carry a backend's API key.
@@ -226,6 +231,9 @@ func (c *searchClient) get(req *http.Request) ([]byte, error) {
 		return nil, fmt.Errorf("read response: %w", err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if c.secret != "" {
+			body = bytes.ReplaceAll(body, []byte(c.secret), []byte("[redacted]"))
+		}
 		return nil, &statusError{code: resp.StatusCode, snippet: snippet(body, backendErrorSnippetLength)}
 	}
 	if cut {

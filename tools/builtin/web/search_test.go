@@ -389,3 +389,25 @@ func TestBraveKeyNotSentAcrossOrigins(t *testing.T) {
 		t.Errorf("the same origin got token %q, want %q", k, testKey)
 	}
 }
+
+// TestSearchErrorNeverShowsPartOfTheKey: a backend's error body that
+// echoes the key where the snippet is cut shows no piece of it.
+func TestSearchErrorNeverShowsPartOfTheKey(t *testing.T) {
+	const key = "k3y-0123456789abcdefXYZ"
+	srv, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		// The snippet keeps 300 characters: the key straddles the cut.
+		http.Error(w, strings.Repeat("p", 290)+" "+r.Header.Get("X-Subscription-Token"), http.StatusUnauthorized)
+	})
+	var logs bytes.Buffer
+	tool, err := NewSearch(SearchConfig{Backend: "brave", URL: srv.URL, APIKey: key, Logger: newTestLogger(&logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = callSearch(t, tool, "golang", 0)
+	wantKind(t, err, tools.KindExecutionFailed, "HTTP 401: ppp")
+	for _, s := range []string{err.Error(), logs.String()} {
+		if strings.Contains(s, key[:6]) {
+			t.Errorf("%q shows the start of the API key", s)
+		}
+	}
+}
