@@ -43,6 +43,10 @@ type document struct {
 // budget the rest of the document is dropped.
 const markdownBudgetPerBodyByte = 4
 
+// maxTitleLength is the most characters of a document's title returned
+// (with "…" when cut): the title counts against no max_length.
+const maxTitleLength = 1000
+
 // copyingElements are the elements whose renderers write their content
 // into a buffer of their own before writing it out, counted against
 // the budget of toMarkdown.
@@ -108,6 +112,9 @@ func convert(ctx context.Context, contentType string, body []byte, base *url.URL
 			return doc, tools.Failed("parse HTML from %s: %w", base.Redacted(), err)
 		}
 		doc.title = title(root)
+		if t, _, cut := truncateRunes(doc.title, maxTitleLength); cut {
+			doc.title = t + "…"
+		}
 		md, cut, err := toMarkdown(ctx, root, base, budget)
 		if err != nil {
 			return doc, tools.Failed("convert HTML from %s to Markdown: %w", base.Redacted(), err)

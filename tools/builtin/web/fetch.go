@@ -109,7 +109,8 @@ type FetchOutput struct {
 	Status int `json:"status" jsonschema:"description=HTTP status code"`
 	// ContentType is the response's media type, without parameters.
 	ContentType string `json:"content_type" jsonschema:"description=Media type of the response"`
-	// Title is the HTML document's title, if any.
+	// Title is the HTML document's title, if any, cut to 1000 characters
+	// (with "…").
 	Title string `json:"title,omitempty" jsonschema:"description=Title of the HTML document"`
 	// Truncated reports that the returned content was cut at max_length,
 	// that the body was larger than the fetcher reads, or that the HTML was

@@ -229,3 +229,28 @@ func TestToMarkdownMatchesLibrary(t *testing.T) {
 		t.Errorf("cancelled: got cut %v, %v; want cut", cut, err)
 	}
 }
+
+// TestFetchLongTitle: a page's <title> counts against no max_length, so
+// it is cut to maxTitleLength characters: a page that was one 3 MiB title
+// made a result of twice that (text and structured), past the server's
+// result limit.
+func TestFetchLongTitle(t *testing.T) {
+	srv, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<title>"+strings.Repeat("é ", 1<<20)+"</title><p>body</p>")
+	})
+	res, err := callFetch(t, NewFetch(FetchConfig{AllowPrivateNetwork: true}), srv.URL, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := fetchOutput(t, res)
+	if n := utf8.RuneCountInString(out.Title); n > maxTitleLength+1 {
+		t.Errorf("title is %d characters, want at most %d and an ellipsis", n, maxTitleLength)
+	}
+	if !strings.HasPrefix(out.Title, "é é é") || !strings.HasSuffix(out.Title, "…") {
+		t.Errorf("title %.20q…%q, want the start of the title and an ellipsis", out.Title, out.Title[max(0, len(out.Title)-10):])
+	}
+	if len(res.Text) > 10000 || !strings.Contains(res.Text, "\n\nbody") {
+		t.Errorf("text is %d bytes, want the short title and the body:\n%.200s", len(res.Text), res.Text)
+	}
+}
