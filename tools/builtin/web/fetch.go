@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -58,7 +59,10 @@ type FetchConfig struct {
 	// MaxBodyBytes is the most body bytes read from the server (after
 	// transfer decompression, so a compressed bomb stops here too). A longer
 	// body is cut at this size and the result says so; it is not an error.
-	// Zero means DefaultMaxBodyBytes (5 MiB).
+	// It also bounds the conversion of HTML to Markdown: an HTML page whose
+	// conversion would write more than four bytes of Markdown per byte of
+	// this limit (deeply nested lists or quotes) is cut short, and the
+	// result says so. Zero means DefaultMaxBodyBytes (5 MiB).
 	MaxBodyBytes int64
 	// DefaultMaxLength is the number of characters of converted content
 	// returned when the call gives no max_length. Zero means
@@ -105,10 +109,12 @@ type FetchOutput struct {
 	Status int `json:"status" jsonschema:"description=HTTP status code"`
 	// ContentType is the response's media type, without parameters.
 	ContentType string `json:"content_type" jsonschema:"description=Media type of the response"`
-	// Title is the HTML document's title, if any.
+	// Title is the HTML document's title, if any, cut to 1000 characters
+	// (with "…").
 	Title string `json:"title,omitempty" jsonschema:"description=Title of the HTML document"`
-	// Truncated reports that the returned content was cut at max_length or
-	// that the body was larger than the fetcher reads.
+	// Truncated reports that the returned content was cut at max_length,
+	// that the body was larger than the fetcher reads, or that the HTML was
+	// too costly to convert whole and its conversion stopped early.
 	Truncated bool `json:"truncated" jsonschema:"description=True when the content was cut"`
 	// Length is the number of characters of the whole converted content.
 	Length int `json:"length" jsonschema:"description=Characters of the whole converted content"`
@@ -250,9 +256,16 @@ func (f *fetcher) fetch(ctx context.Context, in FetchInput) (tools.Result, error
 		return tools.Result{}, tools.Failed("HTTP %d: %s", resp.StatusCode, errorSnippet(resp.Header.Get("Content-Type"), body)).WithCode(resp.StatusCode)
 	}
 
-	doc, err := convert(ctx, resp.Header.Get("Content-Type"), body, resp.Request.URL)
+	budget := f.cfg.MaxBodyBytes * markdownBudgetPerBodyByte
+	if budget/markdownBudgetPerBodyByte != f.cfg.MaxBodyBytes {
+		budget = math.MaxInt64 // overflow: no smaller bound than the body's
+	}
+	doc, err := convert(ctx, resp.Header.Get("Content-Type"), body, resp.Request.URL, budget)
 	if err != nil {
 		return tools.Result{}, err
+	}
+	if ctx.Err() != nil { // the conversion stopped early
+		return tools.Result{}, f.failure(ctx, u, ctx.Err())
 	}
 	content, length, cut := truncateRunes(doc.content, maxLen)
 
@@ -269,6 +282,9 @@ func (f *fetcher) fetch(ctx context.Context, in FetchInput) (tools.Result, error
 	if bodyCut {
 		fmt.Fprintf(&b, "\n\n[the response body was larger than %d bytes; only that much was read, so the end of the document is missing]", f.cfg.MaxBodyBytes)
 	}
+	if doc.cut {
+		b.WriteString("\n\n[the page's HTML was too costly to convert whole (deeply nested lists or quotes, or very many links); the conversion stopped early, so the end of the document is missing]")
+	}
 	return tools.Result{
 		Text: b.String(),
 		Structured: FetchOutput{
@@ -276,7 +292,7 @@ func (f *fetcher) fetch(ctx context.Context, in FetchInput) (tools.Result, error
 			Status:        resp.StatusCode,
 			ContentType:   doc.mediaType,
 			Title:         doc.title,
-			Truncated:     cut || bodyCut,
+			Truncated:     cut || bodyCut || doc.cut,
 			Length:        length,
 			BodyTruncated: bodyCut,
 		},

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 
 	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
@@ -28,13 +31,20 @@ var blockedPrefixes = []struct {
 	{netip.MustParsePrefix("::/96"), "an IPv4-compatible IPv6 address"},
 	{netip.MustParsePrefix("100::/64"), "a discard-only IPv6 address"},
 	{netip.MustParsePrefix("2001::/32"), "a Teredo tunnel address"},
+	{netip.MustParsePrefix("2001:2::/48"), "a benchmarking address"},
 	{netip.MustParsePrefix("2001:db8::/32"), "a documentation address"},
+	{netip.MustParsePrefix("3fff::/20"), "a documentation address"},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), "a local-use NAT64 address"},
 	{netip.MustParsePrefix("fec0::/10"), "a site-local IPv6 address"},
 }
 
 var (
 	nat64Prefix = netip.MustParsePrefix("64:ff9b::/96")
 	sixToFour   = netip.MustParsePrefix("2002::/16")
+	// globalUnicast6 holds every IPv6 address the internet registries
+	// hand out; the rest of the IPv6 space is reserved, special-purpose
+	// or unallocated (IPv4-translated ::ffff:0:0:0/96, SRv6 5f00::/16...).
+	globalUnicast6 = netip.MustParsePrefix("2000::/3")
 )
 
 // metadataAddrs are the addresses of the clouds' instance metadata and
@@ -122,6 +132,9 @@ func classify(a netip.Addr) string {
 		if p.prefix.Contains(a) {
 			return p.reason
 		}
+	}
+	if a.Is6() && !a.Is4In6() && !nat64Prefix.Contains(a) && !globalUnicast6.Contains(a) {
+		return "a reserved IPv6 address outside the global unicast range 2000::/3"
 	}
 	return ""
 }
@@ -290,7 +303,7 @@ func (g *guard) checkURL(u *url.URL) error {
 	if host == "" {
 		return &RefusedError{URL: u.Redacted(), Reason: "the URL has no host; give an absolute URL such as https://example.com/page"}
 	}
-	a, kind := parseHost(host)
+	a, kind := parseHost(asciiHost(host))
 	switch kind {
 	case hostOdd:
 		return &RefusedError{URL: u.Redacted(), Addr: a, Reason: fmt.Sprintf("host %s is an unusual numeric spelling of the IP address %s; write IP addresses in dotted-decimal form (or use the host name)", schema.Quote(host), a)}
@@ -302,6 +315,23 @@ func (g *guard) checkURL(u *url.URL) error {
 		}
 	}
 	return nil
+}
+
+// asciiHost returns host as net/http will dial it: a host that is not
+// ASCII goes through the IDNA lookup mapping, which turns fullwidth digits
+// and ideographic full stops into ASCII ones ("２１３０７０６４３３" is
+// dialled as "2130706433", which the system resolver reads as 127.0.0.1).
+// A host the mapping rejects is returned as it is; net/http refuses it.
+func asciiHost(host string) string {
+	for i := 0; i < len(host); i++ {
+		if host[i] >= utf8.RuneSelf {
+			if h, err := idna.Lookup.ToASCII(host); err == nil {
+				return h
+			}
+			return host
+		}
+	}
+	return host
 }
 
 // control is a net.Dialer.Control function: it runs for every connection

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -183,11 +184,34 @@ func parseBase(raw string) (*url.URL, error) {
 type searchClient struct {
 	http     *http.Client
 	maxBytes int64
+	// secret is the API key, removed from the body of an error response
+	// before it is cut to a snippet (redacting after the cut would miss a
+	// key that straddles it).
+	secret string
 }
 
 func newSearchClient(cfg SearchConfig) *searchClient {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	return &searchClient{http: &http.Client{Transport: tr}, maxBytes: cfg.MaxResponseBytes}
+	return &searchClient{http: &http.Client{Transport: tr, CheckRedirect: checkSearchRedirect}, maxBytes: cfg.MaxResponseBytes, secret: cfg.APIKey}
+}
+
+// secretHeaders are the request headers that carry a backend's API key.
+var secretHeaders = []string{"X-Subscription-Token"}
+
+// checkSearchRedirect follows up to 10 redirects, as net/http does, but
+// drops the API key headers on a redirect to another origin (scheme, host
+// and port): net/http drops only Authorization and cookies.
+func checkSearchRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || !strings.EqualFold(req.URL.Host, first.Host) {
+		for _, h := range secretHeaders {
+			req.Header.Del(h)
+		}
+	}
+	return nil
 }
 
 // get sends req and returns the body of a 2xx response; any other status
@@ -207,6 +231,9 @@ func (c *searchClient) get(req *http.Request) ([]byte, error) {
 		return nil, fmt.Errorf("read response: %w", err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		if c.secret != "" {
+			body = bytes.ReplaceAll(body, []byte(c.secret), []byte("[redacted]"))
+		}
 		return nil, &statusError{code: resp.StatusCode, snippet: snippet(body, backendErrorSnippetLength)}
 	}
 	if cut {

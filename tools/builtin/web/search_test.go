@@ -345,3 +345,69 @@ func TestSearchCustomBackend(t *testing.T) {
 	_, err = callSearch(t, tool, "   ", 0)
 	wantKind(t, err, tools.KindInvalidArguments, "query is empty")
 }
+
+// TestBraveKeyNotSentAcrossOrigins: a redirect from the configured Brave
+// URL to another origin does not carry the subscription token there.
+func TestBraveKeyNotSentAcrossOrigins(t *testing.T) {
+	body := readTestdata(t, "brave.json")
+	var otherKey atomic.Value
+	other, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		otherKey.Store(r.Header.Get("X-Subscription-Token"))
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	})
+	var sameKey atomic.Value
+	api, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/res/v1/web/search":
+			target := other.URL + r.URL.Path + "?" + r.URL.RawQuery
+			if r.URL.Query().Get("q") == "same" {
+				target = "/moved/search?" + r.URL.RawQuery
+			}
+			http.Redirect(w, r, target, http.StatusTemporaryRedirect)
+		case "/moved/search":
+			sameKey.Store(r.Header.Get("X-Subscription-Token"))
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(body)
+		}
+	})
+	tool, err := NewSearch(SearchConfig{Backend: "brave", URL: api.URL, APIKey: testKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := callSearch(t, tool, "golang", 0); err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := otherKey.Load().(string); k != "" {
+		t.Errorf("the other origin got the token %q", k)
+	}
+	// A redirect within the origin keeps it.
+	if _, err := callSearch(t, tool, "same", 0); err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := sameKey.Load().(string); k != testKey {
+		t.Errorf("the same origin got token %q, want %q", k, testKey)
+	}
+}
+
+// TestSearchErrorNeverShowsPartOfTheKey: a backend's error body that
+// echoes the key where the snippet is cut shows no piece of it.
+func TestSearchErrorNeverShowsPartOfTheKey(t *testing.T) {
+	const key = "k3y-0123456789abcdefXYZ"
+	srv, _ := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		// The snippet keeps 300 characters: the key straddles the cut.
+		http.Error(w, strings.Repeat("p", 290)+" "+r.Header.Get("X-Subscription-Token"), http.StatusUnauthorized)
+	})
+	var logs bytes.Buffer
+	tool, err := NewSearch(SearchConfig{Backend: "brave", URL: srv.URL, APIKey: key, Logger: newTestLogger(&logs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = callSearch(t, tool, "golang", 0)
+	wantKind(t, err, tools.KindExecutionFailed, "HTTP 401: ppp")
+	for _, s := range []string{err.Error(), logs.String()} {
+		if strings.Contains(s, key[:6]) {
+			t.Errorf("%q shows the start of the API key", s)
+		}
+	}
+}
