@@ -14,9 +14,8 @@
 // host name that resolves to an internal address (including by DNS
 // rebinding) is refused; it runs again for every redirect. Hosts written as
 // unusual numeric spellings of an IP address (2130706433, 0x7f000001,
-// 0177.0.0.1, 127.1, also in fullwidth digits or with ideographic full
-// stops, which net/http maps to ASCII) are refused before any connection,
-// with a message asking for the dotted-decimal form. FetchConfig.AllowPrivateNetwork lifts
+// 0177.0.0.1, 127.1) are refused before any connection, with a message
+// asking for the dotted-decimal form. FetchConfig.AllowPrivateNetwork lifts
 // the address check for intranet use, except for the cloud metadata
 // services (169.254.169.254, fd00:ec2::254, 169.254.170.2, 169.254.170.23,
 // fd00:ec2::23, Alibaba's 100.100.100.200 and Azure's wireserver

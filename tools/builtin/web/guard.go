@@ -7,9 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"unicode/utf8"
-
-	"golang.org/x/net/idna"
 
 	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
@@ -303,7 +300,7 @@ func (g *guard) checkURL(u *url.URL) error {
 	if host == "" {
 		return &RefusedError{URL: u.Redacted(), Reason: "the URL has no host; give an absolute URL such as https://example.com/page"}
 	}
-	a, kind := parseHost(asciiHost(host))
+	a, kind := parseHost(host)
 	switch kind {
 	case hostOdd:
 		return &RefusedError{URL: u.Redacted(), Addr: a, Reason: fmt.Sprintf("host %s is an unusual numeric spelling of the IP address %s; write IP addresses in dotted-decimal form (or use the host name)", schema.Quote(host), a)}
@@ -315,23 +312,6 @@ func (g *guard) checkURL(u *url.URL) error {
 		}
 	}
 	return nil
-}
-
-// asciiHost returns host as net/http will dial it: a host that is not
-// ASCII goes through the IDNA lookup mapping, which turns fullwidth digits
-// and ideographic full stops into ASCII ones ("２１３０７０６４３３" is
-// dialled as "2130706433", which the system resolver reads as 127.0.0.1).
-// A host the mapping rejects is returned as it is; net/http refuses it.
-func asciiHost(host string) string {
-	for i := 0; i < len(host); i++ {
-		if host[i] >= utf8.RuneSelf {
-			if h, err := idna.Lookup.ToASCII(host); err == nil {
-				return h
-			}
-			return host
-		}
-	}
-	return host
 }
 
 // control is a net.Dialer.Control function: it runs for every connection
