@@ -37,22 +37,12 @@ const (
 	maxNestedRegexps = 2
 )
 
-// The library's types that checkFilters looks into. Some of what it needs
-// (a function's arguments, a comparison's operands) is unexported, so the
-// parsed query is read through reflect, which reads unexported fields but
-// cannot change them.
-var (
-	queryType     = reflect.TypeFor[spec.PathQuery]()
-	segmentsType  = reflect.TypeFor[[]*spec.Segment]()
-	selectorsType = reflect.TypeFor[[]spec.Selector]()
-	filterType    = reflect.TypeFor[spec.FilterSelector]()
-	nameType      = reflect.TypeFor[spec.Name]()
-	indexType     = reflect.TypeFor[spec.Index]()
-	funcType      = reflect.TypeFor[spec.FuncExpr]()
-	extensionType = reflect.TypeFor[*spec.FuncExtension]()
-	funcArgsType  = reflect.TypeFor[[]spec.FuncExprArg]()
-	literalType   = reflect.TypeFor[*spec.LiteralArg]()
-)
+// Some of what checkFilters needs of the library's types (a function's
+// arguments, a comparison's operands) is unexported, so the parsed query is
+// read through reflect, which reads unexported fields but cannot change
+// them. The types are named where they are used (reflect.TypeFor is a
+// constant's load), not in package variables, which would run at every
+// start of the server.
 
 // checkFilters returns an invalid-arguments error when a filter of q runs a
 // query of a shape that may cost more than a few passes over the document
@@ -78,24 +68,24 @@ type shape struct {
 
 func shapeOf(q reflect.Value) shape {
 	s := shape{fanout: 1, singular: true, root: field(q, reflect.TypeFor[bool]()).Bool()}
-	segs := field(q, segmentsType)
+	segs := field(q, reflect.TypeFor[[]*spec.Segment]())
 	for i := range segs.Len() {
 		seg := segs.Index(i).Elem()
 		if field(seg, reflect.TypeFor[bool]()).Bool() {
 			s.descendants++
 			s.singular = false
 		}
-		sels := field(seg, selectorsType)
+		sels := field(seg, reflect.TypeFor[[]spec.Selector]())
 		s.fanout = min(s.fanout*sels.Len(), 1<<20)
 		if sels.Len() != 1 {
 			s.singular = false
 		}
 		for j := range sels.Len() {
 			sel := sels.Index(j).Elem()
-			if t := sel.Type(); t != nameType && t != indexType {
+			if t := sel.Type(); t != reflect.TypeFor[spec.Name]() && t != reflect.TypeFor[spec.Index]() {
 				s.singular = false
 			}
-			if sel.Kind() == reflect.Pointer && sel.Type().Elem() == filterType {
+			if sel.Kind() == reflect.Pointer && sel.Type().Elem() == reflect.TypeFor[spec.FilterSelector]() {
 				s.filters = append(s.filters, sel.Elem())
 			}
 		}
@@ -130,15 +120,15 @@ func (c *filterCheck) query(q reflect.Value, level int) error {
 func (c *filterCheck) expr(v reflect.Value, level int) error {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() || v.Type() == extensionType {
+		if v.IsNil() || v.Type() == reflect.TypeFor[*spec.FuncExtension]() {
 			return nil
 		}
 		return c.expr(v.Elem(), level)
 	case reflect.Struct:
 		switch v.Type() {
-		case queryType:
+		case reflect.TypeFor[spec.PathQuery]():
 			return c.query(v, level)
-		case funcType:
+		case reflect.TypeFor[spec.FuncExpr]():
 			if err := c.function(v, level); err != nil {
 				return err
 			}
@@ -164,16 +154,16 @@ func (c *filterCheck) function(fe reflect.Value, level int) error {
 	if level < 2 {
 		return nil
 	}
-	name := field(field(fe, extensionType).Elem(), reflect.TypeFor[string]()).String()
+	name := field(field(fe, reflect.TypeFor[*spec.FuncExtension]()).Elem(), reflect.TypeFor[string]()).String()
 	if name != "match" && name != "search" {
 		return nil
 	}
 	if c.regexps++; c.regexps > maxNestedRegexps {
 		return tools.InvalidArgs("a path may make at most %d match() or search() calls inside filters of filters' queries (each is compiled for every value tested); this one makes more", maxNestedRegexps)
 	}
-	args := field(fe, funcArgsType)
+	args := field(fe, reflect.TypeFor[[]spec.FuncExprArg]())
 	if args.Len() == 2 {
-		if a := args.Index(1).Elem(); a.IsValid() && a.Type() == literalType && !a.IsNil() {
+		if a := args.Index(1).Elem(); a.IsValid() && a.Type() == reflect.TypeFor[*spec.LiteralArg]() && !a.IsNil() {
 			if lit := a.Elem().Field(0).Elem(); lit.Kind() == reflect.String && lit.Len() <= maxNestedPattern && smallProgram(lit.String()) {
 				return nil
 			}

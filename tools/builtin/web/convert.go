@@ -47,18 +47,23 @@ const markdownBudgetPerBodyByte = 4
 // (with "…" when cut): the title counts against no max_length.
 const maxTitleLength = 1000
 
-// copyingElements are the elements whose renderers write their content
-// into a buffer of their own before writing it out, counted against
-// the budget of toMarkdown.
-var copyingElements = map[string]bool{
-	"ul": true, "ol": true, "li": true, "blockquote": true,
-	"a": true, "img": true, "b": true, "strong": true, "em": true, "i": true,
-	"h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true,
-	"pre": true, "code": true, "var": true, "samp": true, "kbd": true, "tt": true,
+// copying reports whether the renderer of the element tag writes its
+// content into a buffer of its own before writing it out (counted against
+// the budget of toMarkdown). A switch, not a map: a package map is built
+// at every start of the server.
+func copying(tag string) bool {
+	switch tag {
+	case "ul", "ol", "li", "blockquote",
+		"a", "img", "b", "strong", "em", "i",
+		"h1", "h2", "h3", "h4", "h5", "h6",
+		"pre", "code", "var", "samp", "kbd", "tt":
+		return true
+	}
+	return false
 }
 
 // toMarkdown converts root to Markdown, links made absolute against base.
-// It stops, reporting cut, once the elements in copyingElements have
+// It stops, reporting cut, once the elements copying names have
 // written more than budget bytes in all, or when ctx is done.
 func toMarkdown(ctx context.Context, root *html.Node, base *url.URL, budget int64) (md []byte, cut bool, err error) {
 	conv := converter.NewConverter(converter.WithPlugins(baseplugin.NewBasePlugin(), commonmark.NewCommonmarkPlugin()))
@@ -70,7 +75,7 @@ func toMarkdown(ctx context.Context, root *html.Node, base *url.URL, budget int6
 			cut = true
 			return converter.RenderSuccess // render nothing more
 		}
-		if n == own || n.Type != html.ElementNode || !copyingElements[n.Data] {
+		if n == own || n.Type != html.ElementNode || !copying(n.Data) {
 			return converter.RenderTryNext
 		}
 		var buf bytes.Buffer
