@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,30 +12,13 @@ import (
 
 	"github.com/mcp-tools/mcp-tools/server"
 	"github.com/mcp-tools/mcp-tools/state"
-	"github.com/mcp-tools/mcp-tools/tools"
 )
 
 // TestStdioTaskResultAnsweredAtEOF: a client that asks tasks/result and
 // then closes stdin (a script piping its requests in) gets the result of a
 // task that ends within the shutdown grace, not silence.
 func TestStdioTaskResultAnsweredAtEOF(t *testing.T) {
-	var stopped atomic.Int64
-	reg, _ := tools.NewRegistry(taskTools(&stopped)...)
-	srv, err := server.New(reg, server.Options{ShutdownGrace: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- srv.ServeStdio(context.Background(), inR, outW); outW.Close() }()
-	t.Cleanup(func() {
-		inW.Close()
-		<-done
-	})
-	c := &stdioRPC{t: t, in: inW, out: json.NewDecoder(outR)}
-	c.do("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})
-	inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	c, inW := stdioTaskSession(t, server.Options{ShutdownGrace: 10 * time.Second})
 	m := c.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 3, "millis_per_step": 100}, "task": map[string]any{}})
 	id, _ := result(t, m)["task"].(map[string]any)["taskId"].(string)
 	if id == "" {
@@ -226,24 +208,7 @@ func TestOneClientCannotTakeEveryTaskPlace(t *testing.T) {
 // against --max-queued-calls like calls do; each waiting tasks/result held
 // a goroutine polling the store, without bound.
 func TestStdioTaskRequestsAreBounded(t *testing.T) {
-	var stopped atomic.Int64
-	reg, _ := tools.NewRegistry(taskTools(&stopped)...)
-	srv, err := server.New(reg, server.Options{MaxQueuedCalls: 3, ShutdownGrace: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- srv.ServeStdio(context.Background(), inR, outW); outW.Close() }()
-	t.Cleanup(func() {
-		inW.Close()
-		go io.Copy(io.Discard, outR)
-		<-done
-	})
-	c := &stdioRPC{t: t, in: inW, out: json.NewDecoder(outR)}
-	c.do("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})
-	inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	c, inW := stdioTaskSession(t, server.Options{MaxQueuedCalls: 3, ShutdownGrace: time.Millisecond})
 	m := c.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 1000, "millis_per_step": 1000}, "task": map[string]any{}})
 	id, _ := result(t, m)["task"].(map[string]any)["taskId"].(string)
 	if id == "" {

@@ -555,10 +555,14 @@ func (c *stdioRPC) do(method string, params map[string]any) map[string]any {
 	}
 }
 
-func TestTasksOverStdio(t *testing.T) {
+// stdioTaskSession serves the task tools over stdio with opts through a
+// pipe, and initializes a 2025-11-25 session on it: c asks, in is the
+// client's end of stdin (closing it ends the input).
+func stdioTaskSession(t *testing.T, opts server.Options) (c *stdioRPC, in io.WriteCloser) {
+	t.Helper()
 	var stopped atomic.Int64
 	reg, _ := tools.NewRegistry(taskTools(&stopped)...)
-	srv, err := server.New(reg, server.Options{})
+	srv, err := server.New(reg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,11 +572,17 @@ func TestTasksOverStdio(t *testing.T) {
 	go func() { done <- srv.ServeStdio(context.Background(), inR, outW); outW.Close() }()
 	t.Cleanup(func() {
 		inW.Close()
+		go io.Copy(io.Discard, outR) // answers still being written
 		<-done
 	})
-	c := &stdioRPC{t: t, in: inW, out: json.NewDecoder(outR)}
+	c = &stdioRPC{t: t, in: inW, out: json.NewDecoder(outR)}
 	c.do("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}})
 	inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	return c, inW
+}
+
+func TestTasksOverStdio(t *testing.T) {
+	c, _ := stdioTaskSession(t, server.Options{})
 
 	m := c.do("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 2, "millis_per_step": 50}, "task": map[string]any{}})
 	task, _ := result(t, m)["task"].(map[string]any)
