@@ -279,3 +279,22 @@ func wrongValue(s map[string]any) (any, bool) {
 	}
 	return nil, false
 }
+
+// Countdown returns a context whose Err is nil for its first n calls and
+// context.Canceled after: a call cancelled in its middle, at the same
+// point every run. Done never closes; code under test must poll Err.
+func Countdown(n int) context.Context {
+	return &countdown{Context: context.Background(), n: n}
+}
+
+type countdown struct {
+	context.Context
+	n int
+}
+
+func (c *countdown) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}

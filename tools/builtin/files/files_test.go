@@ -336,20 +336,6 @@ func TestWriteLongNames(t *testing.T) {
 	}
 }
 
-// countdown is a context whose Err turns to context.Canceled after n
-// calls: a call cancelled in its middle, deterministically.
-type countdown struct {
-	context.Context
-	n int
-}
-
-func (c *countdown) Err() error {
-	if c.n--; c.n < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
 // TestListStopsWhenCancelled: listing a huge folder reads it in batches
 // and stops when the call's context ends, rather than reading it whole
 // whatever the call timeout says.
@@ -362,7 +348,7 @@ func TestListStopsWhenCancelled(t *testing.T) {
 		f.Close()
 	}
 	b, _ := json.Marshal(map[string]any{"path": "big", "glob": "*.txt"})
-	r := tools.Settle(ts["file_list"].Call(&countdown{Context: context.Background(), n: 1}, b))
+	r := tools.Settle(ts["file_list"].Call(toolstest.Countdown(1), b))
 	if r.Err == nil || r.Err.Kind != tools.KindCancelled || !errors.Is(r.Err, context.Canceled) {
 		t.Fatalf("list with its context cancelled part-way = %.100q %v, want a cancelled error", r.Text, r.Err)
 	}

@@ -256,32 +256,15 @@ func TestResultLimits(t *testing.T) {
 	}
 }
 
-// countdown is a context whose Err turns to context.Canceled after n calls,
-// to cancel a query in the middle, deterministically.
-type countdown struct {
-	context.Context
-	n int
-}
-
-func (c *countdown) Err() error {
-	if c.n--; c.n < 0 {
-		return context.Canceled
-	}
-	return nil
-}
-
 func TestCancelledDuringEvaluation(t *testing.T) {
 	// A filter that runs a descendant query from the root for every node:
 	// quadratic work, which must stop when the context does.
 	doc := "[" + strings.TrimSuffix(strings.Repeat(`{"a":[1,2,3]},`, 300), ",") + "]"
-	ctx := &countdown{Context: context.Background(), n: 10}
+	ctx := toolstest.Countdown(10)
 	_, err := jsonquery.Query(ctx, "$..[?count($..*) > 0]", doc, jsonquery.Config{MaxMatches: 1 << 30})
 	var te *tools.Error
 	if !errors.As(err, &te) || te.Kind != tools.KindCancelled || !errors.Is(err, context.Canceled) {
 		t.Fatalf("got error %v, want a cancelled error wrapping context.Canceled", err)
-	}
-	if ctx.n >= 0 {
-		t.Errorf("ctx.Err was called %d times, want the query to look at it until it was cancelled", 10-ctx.n)
 	}
 
 	dctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
