@@ -69,6 +69,7 @@ package typed
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -79,6 +80,7 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
 
 // Option configures a typed tool.
@@ -182,18 +184,47 @@ func (t *Tool[In, Out]) Call(ctx context.Context, args json.RawMessage) (tools.R
 	if len(t.defaults) > 0 {
 		withDefaults, err := t.defaults.apply(jsontext.Value(args))
 		if err != nil {
-			return tools.Result{}, tools.InvalidArgs("cannot decode arguments: %v", err)
+			return tools.Result{}, t.decodeError(err)
 		}
 		args = json.RawMessage(withDefaults)
 	}
 	if err := jsonv2.Unmarshal(args, &in); err != nil {
-		return tools.Result{}, tools.InvalidArgs("cannot decode arguments: %v", err)
+		return tools.Result{}, t.decodeError(err)
 	}
 	out, err := t.fn(ctx, in)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	return t.render(out)
+}
+
+// decodeError is the invalid-arguments error for arguments that do not
+// decode into In. The decoder's message can quote the value (a number out
+// of range, a time it cannot parse, whole): under a secret field it names
+// only the field and the Go type, and any other message is cut as the
+// validator's are (schema.Clip).
+func (t *Tool[In, Out]) decodeError(err error) error {
+	var ptr jsontext.Pointer
+	var goType reflect.Type
+	var se *jsonv2.SemanticError
+	var sy *jsontext.SyntacticError
+	switch {
+	case errors.As(err, &se):
+		ptr, goType = se.JSONPointer, se.GoType
+	case errors.As(err, &sy):
+		ptr = sy.JSONPointer
+	}
+	for top := range ptr.Tokens() {
+		if tools.IsSecret(top, t.info.Secret) {
+			what := "is not valid"
+			if goType != nil {
+				what = "does not fit Go " + goType.String()
+			}
+			return tools.InvalidArgs("cannot decode arguments: the value of field %s (secret, not shown) %s", schema.Quote(top), schema.Clip(what, 2*schema.MaxQuoted))
+		}
+		break // only top-level fields are secret
+	}
+	return tools.InvalidArgs("cannot decode arguments: %s", schema.Clip(err.Error(), 2*schema.MaxQuoted))
 }
 
 func (t *Tool[In, Out]) render(out Out) (tools.Result, error) {
