@@ -56,3 +56,34 @@ func TestDecodeErrorsKeepSecretsAndAreShort(t *testing.T) {
 		})
 	}
 }
+
+type waitIn struct {
+	For   time.Duration   `json:"for"`
+	Steps []time.Duration `json:"steps,omitempty"`
+	Poll  time.Duration   `json:"poll,omitempty" jsonschema:"default=250000000"`
+}
+
+// TestDurationIsNanoseconds: the schema publishes a time.Duration as an
+// integer (nanoseconds, as encoding/json has it), so that is what Call
+// decodes, nested and as a default too.
+func TestDurationIsNanoseconds(t *testing.T) {
+	var seen waitIn
+	tool, err := typed.New("wait", "d", func(ctx context.Context, in waitIn) (string, error) {
+		seen = in
+		return "ok", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := json.RawMessage(`{"for":1500000000,"steps":[1,2000]}`)
+	if err := schema.MustCompile(tool.Info().InputSchema).Validate(args); err != nil {
+		t.Fatalf("Validate(%s) = %v", args, err)
+	}
+	if _, err := tool.Call(context.Background(), args); err != nil {
+		t.Fatalf("Call(%s) = %v", args, err)
+	}
+	want := waitIn{For: 1500 * time.Millisecond, Steps: []time.Duration{1, 2000}, Poll: 250 * time.Millisecond}
+	if seen.For != want.For || len(seen.Steps) != 2 || seen.Steps[1] != want.Steps[1] || seen.Poll != want.Poll {
+		t.Errorf("the function saw %+v, want %+v", seen, want)
+	}
+}

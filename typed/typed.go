@@ -10,7 +10,8 @@
 // string → string; every int kind → integer; every uint kind → integer with
 // minimum 0; float kinds → number;
 // bool → boolean; slices and arrays → array with typed items; maps → object;
-// nested structs → object; time.Time → string with format date-time. A named
+// nested structs → object; time.Time → string with format date-time;
+// time.Duration → integer, a count of nanoseconds (as encoding/json). A named
 // string type with a method Enum() []string → string with that enum.
 //
 // # Tags
@@ -77,6 +78,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/invopop/jsonschema"
 
 	"github.com/mcp-tools/mcp-tools/tools"
@@ -188,7 +190,7 @@ func (t *Tool[In, Out]) Call(ctx context.Context, args json.RawMessage) (tools.R
 		}
 		args = json.RawMessage(withDefaults)
 	}
-	if err := jsonv2.Unmarshal(args, &in); err != nil {
+	if err := jsonv2.Unmarshal(args, &in, durationAsNano); err != nil {
 		return tools.Result{}, t.decodeError(err)
 	}
 	out, err := t.fn(ctx, in)
@@ -248,6 +250,12 @@ func (t *Tool[In, Out]) render(out Out) (tools.Result, error) {
 	}
 	return res, nil
 }
+
+// durationAsNano decodes a time.Duration from an integer count of
+// nanoseconds: the schema generator publishes it as an integer (what
+// encoding/json reads and writes), and without this option the decoder
+// refuses every value for it.
+var durationAsNano = jsonv1.FormatDurationAsNano(true)
 
 // kindName names the kind of JSON value that starts with k, for messages.
 func kindName(k jsontext.Kind) string {
