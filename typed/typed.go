@@ -300,7 +300,8 @@ var enumerType = reflect.TypeFor[Enumer]()
 //
 // A recursive type (one that contains itself, directly or through slices,
 // arrays, maps, pointers or other structs) is an error naming the cycle,
-// found before any schema is generated.
+// found before any schema is generated. So is a field of a type that has
+// no JSON form (chan, func, complex).
 func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
 	if err := checkRecursion(t, nil, map[reflect.Type]bool{}); err != nil {
 		return nil, err
@@ -329,13 +330,27 @@ func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
 			return nil
 		},
 	}
-	s := r.ReflectFromType(t)
+	s, err := reflectSchema(r, t)
+	if err != nil {
+		return nil, err
+	}
 	s.Version = ""
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// reflectSchema runs the generator, which panics on a type that has no
+// JSON form (a chan, func or complex field): that is an error for New.
+func reflectSchema(r *jsonschema.Reflector, t reflect.Type) (s *jsonschema.Schema, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	return r.ReflectFromType(t), nil
 }
 
 func secretFields(t reflect.Type) []string {

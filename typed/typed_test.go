@@ -329,9 +329,31 @@ func TestNewRefuses(t *testing.T) {
 			_, err := typed.New[in, string]("t", "d", nil)
 			return err
 		}, want: `typed: tool "t": nil function`},
+		// Types with no JSON form: an error, not a panic at start-up.
+		{name: "chan field", new: func() error {
+			_, err := typed.New("t", "d", func(context.Context, struct {
+				C chan int `json:"c"`
+			}) (string, error) {
+				return "", nil
+			})
+			return err
+		}, want: `typed: tool "t": input schema: unsupported type chan int`},
+		{name: "func field", new: func() error {
+			_, err := typed.New("t", "d", func(context.Context, struct{ F func() }) (string, error) { return "", nil })
+			return err
+		}, want: "unsupported type func()"},
+		{name: "complex output field", new: func() error {
+			_, err := typed.New("t", "d", func(context.Context, in) (struct{ C complex128 }, error) { return struct{ C complex128 }{}, nil })
+			return err
+		}, want: `typed: tool "t": output schema: unsupported type complex128`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("New panicked: %v, want an error containing %q", r, tt.want)
+				}
+			}()
 			err := tt.new()
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("New = %v, want an error containing %q", err, tt.want)
