@@ -8,7 +8,8 @@
 // # Mapping
 //
 // string → string; every int kind → integer; every uint kind → integer with
-// minimum 0; float kinds → number;
+// minimum 0; int8, int16, int32, uint8, uint16 and uint32 also get the
+// minimum and maximum they can hold; float kinds → number;
 // bool → boolean; slices and arrays → array with typed items; maps → object;
 // nested structs → object; time.Time → string with format date-time;
 // time.Duration → integer, a count of nanoseconds (as encoding/json). A named
@@ -73,6 +74,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -325,7 +327,17 @@ func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
 			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 				// A negative number would pass an unbounded schema and then
 				// fail to decode: publish the bound the type already has.
-				return &jsonschema.Schema{Type: "integer", Minimum: "0"}
+				s := &jsonschema.Schema{Type: "integer", Minimum: "0"}
+				if k := t.Kind(); k == reflect.Uint8 || k == reflect.Uint16 || k == reflect.Uint32 {
+					// Not uint: its range, so the schema, varies by platform.
+					s.Maximum = json.Number(strconv.FormatUint(1<<t.Bits()-1, 10))
+				}
+				return s
+			case reflect.Int8, reflect.Int16, reflect.Int32:
+				// The same for a number past a sized integer's range.
+				return &jsonschema.Schema{Type: "integer",
+					Minimum: json.Number(strconv.FormatInt(-1<<(t.Bits()-1), 10)),
+					Maximum: json.Number(strconv.FormatInt(1<<(t.Bits()-1)-1, 10))}
 			}
 			return nil
 		},
