@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -23,8 +24,9 @@ type Problem struct {
 	// field it is the path of that field.
 	Field string
 	// Keyword is the JSON Schema keyword that failed ("required", "type",
-	// "maxLength", "additionalProperties"...), or "json" when the arguments
-	// are not JSON at all.
+	// "maxLength", "additionalProperties"...), "json" when the arguments
+	// are not JSON at all, or "number" for a number beyond MaxNumberLength
+	// or MaxExponent.
 	Keyword string
 	// Message is the problem as it appears in the error message, such as
 	// `field "n": expected integer, got string`.
@@ -243,6 +245,29 @@ func compareLoc(a, b []string) int {
 		}
 	}
 	return cmp.Compare(len(a), len(b))
+}
+
+// hugeNumbers adds a problem for each number in x, at loc, beyond
+// MaxNumberLength or MaxExponent, the first MaxListed of them in order
+// (object members by name).
+func (e *explainer) hugeNumbers(x any, loc []string) {
+	if len(e.items) >= MaxListed {
+		return
+	}
+	switch x := x.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			e.hugeNumbers(x[k], append(slices.Clip(loc), k))
+		}
+	case []any:
+		for i, v := range x {
+			e.hugeNumbers(v, append(slices.Clip(loc), strconv.Itoa(i)))
+		}
+	case json.Number:
+		if hugeNumber(x) {
+			e.add(loc, "number", fmt.Sprintf("the number is too long or too large to check; send at most %d characters and an exponent within ±%d", MaxNumberLength, MaxExponent))
+		}
+	}
 }
 
 // explain adds the problems of ve and of all its causes.
