@@ -57,3 +57,18 @@ func TestNumbersTooBigToCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatMessagesDoNotQuoteTheValue: a format's own error can quote the
+// value whole (url.Parse does); the validator does not know which fields
+// are secret, so the message keeps the reason and drops the value.
+func TestFormatMessagesDoNotQuoteTheValue(t *testing.T) {
+	v := schema.MustCompile(json.RawMessage(`{"type":"object","properties":{"dsn":{"type":"string","format":"uri"}}}`))
+	const secret = "postgres://admin:hunter2 x@db host/prod"
+	err := v.Validate(json.RawMessage(`{"dsn":"` + secret + `"}`))
+	if err == nil {
+		t.Fatal("Validate accepted an invalid uri")
+	}
+	if msg := err.Error(); strings.Contains(msg, "hunter2") || !strings.Contains(msg, `field "dsn": must be a valid uri`) {
+		t.Errorf("message %q, want the field and format named and the value left out", msg)
+	}
+}

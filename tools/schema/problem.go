@@ -322,7 +322,7 @@ func (e *explainer) explain(ve *jsonschema.ValidationError) {
 	case *kind.MaxProperties:
 		e.add(loc, "maxProperties", fmt.Sprintf("must have at most %d %s (maxProperties %[1]d)", k.Want, plural(k.Want, "field")))
 	case *kind.Format:
-		e.add(loc, "format", formatMessage(k))
+		e.add(loc, "format", formatMessage(k, e.value(loc)))
 	case *kind.Not:
 		e.add(loc, "not", "must not match the schema under \"not\" (not)")
 	case *kind.FalseSchema:
@@ -385,13 +385,23 @@ func (e *explainer) unknown(ve *jsonschema.ValidationError, k *kind.AdditionalPr
 	}
 }
 
-func formatMessage(k *kind.Format) string {
+// formatMessage explains a failed format. The format's own error, which
+// can quote the value whole (url.Parse's does), is given with the value
+// left out: the validator does not know which fields are secret.
+func formatMessage(k *kind.Format, value any) string {
 	if k.Want == "date-time" {
 		return `must be an RFC 3339 date-time such as "2006-01-02T15:04:05Z" (format date-time)`
 	}
 	msg := fmt.Sprintf("must be a valid %s (format %[1]s)", k.Want)
 	if k.Err != nil {
-		msg += ": " + clip(k.Err.Error())
+		reason := k.Err.Error()
+		if s, ok := value.(string); ok && s != "" {
+			q := strconv.Quote(s)
+			reason = strings.ReplaceAll(reason, q, "the value")
+			reason = strings.ReplaceAll(reason, q[1:len(q)-1], "the value")
+			reason = strings.ReplaceAll(reason, s, "the value")
+		}
+		msg += ": " + clip(reason)
 	}
 	return msg
 }
