@@ -101,7 +101,7 @@ func checkDefaults[In any](t reflect.Type, d defaults) error {
 		return err
 	}
 	var in In
-	if err := jsonv2.Unmarshal(all, &in); err != nil {
+	if err := jsonv2.Unmarshal(all, &in, durationAsNano); err != nil {
 		return fmt.Errorf("a default does not fit its field: %v", err)
 	}
 	if missing := droppedDefaults(t, d, ""); len(missing) > 0 {

@@ -8,9 +8,11 @@
 // # Mapping
 //
 // string → string; every int kind → integer; every uint kind → integer with
-// minimum 0; float kinds → number;
+// minimum 0; int8, int16, int32, uint8, uint16 and uint32 also get the
+// minimum and maximum they can hold; float kinds → number;
 // bool → boolean; slices and arrays → array with typed items; maps → object;
-// nested structs → object; time.Time → string with format date-time. A named
+// nested structs → object; time.Time → string with format date-time;
+// time.Duration → integer, a count of nanoseconds (as encoding/json). A named
 // string type with a method Enum() []string → string with that enum.
 //
 // # Tags
@@ -69,16 +71,20 @@ package typed
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/invopop/jsonschema"
 
 	"github.com/mcp-tools/mcp-tools/tools"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
 
 // Option configures a typed tool.
@@ -182,18 +188,47 @@ func (t *Tool[In, Out]) Call(ctx context.Context, args json.RawMessage) (tools.R
 	if len(t.defaults) > 0 {
 		withDefaults, err := t.defaults.apply(jsontext.Value(args))
 		if err != nil {
-			return tools.Result{}, tools.InvalidArgs("cannot decode arguments: %v", err)
+			return tools.Result{}, t.decodeError(err)
 		}
 		args = json.RawMessage(withDefaults)
 	}
-	if err := jsonv2.Unmarshal(args, &in); err != nil {
-		return tools.Result{}, tools.InvalidArgs("cannot decode arguments: %v", err)
+	if err := jsonv2.Unmarshal(args, &in, durationAsNano); err != nil {
+		return tools.Result{}, t.decodeError(err)
 	}
 	out, err := t.fn(ctx, in)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	return t.render(out)
+}
+
+// decodeError is the invalid-arguments error for arguments that do not
+// decode into In. The decoder's message can quote the value (a number out
+// of range, a time it cannot parse, whole): under a secret field it names
+// only the field and the Go type, and any other message is cut as the
+// validator's are (schema.Clip).
+func (t *Tool[In, Out]) decodeError(err error) error {
+	var ptr jsontext.Pointer
+	var goType reflect.Type
+	var se *jsonv2.SemanticError
+	var sy *jsontext.SyntacticError
+	switch {
+	case errors.As(err, &se):
+		ptr, goType = se.JSONPointer, se.GoType
+	case errors.As(err, &sy):
+		ptr = sy.JSONPointer
+	}
+	for top := range ptr.Tokens() {
+		if tools.IsSecret(top, t.info.Secret) {
+			what := "is not valid"
+			if goType != nil {
+				what = "does not fit Go " + goType.String()
+			}
+			return tools.InvalidArgs("cannot decode arguments: the value of field %s (secret, not shown) %s", schema.Quote(top), schema.Clip(what, 2*schema.MaxQuoted))
+		}
+		break // only top-level fields are secret
+	}
+	return tools.InvalidArgs("cannot decode arguments: %s", schema.Clip(err.Error(), 2*schema.MaxQuoted))
 }
 
 func (t *Tool[In, Out]) render(out Out) (tools.Result, error) {
@@ -217,6 +252,12 @@ func (t *Tool[In, Out]) render(out Out) (tools.Result, error) {
 	}
 	return res, nil
 }
+
+// durationAsNano decodes a time.Duration from an integer count of
+// nanoseconds: the schema generator publishes it as an integer (what
+// encoding/json reads and writes), and without this option the decoder
+// refuses every value for it.
+var durationAsNano = jsonv1.FormatDurationAsNano(true)
 
 // kindName names the kind of JSON value that starts with k, for messages.
 func kindName(k jsontext.Kind) string {
@@ -261,7 +302,8 @@ var enumerType = reflect.TypeFor[Enumer]()
 //
 // A recursive type (one that contains itself, directly or through slices,
 // arrays, maps, pointers or other structs) is an error naming the cycle,
-// found before any schema is generated.
+// found before any schema is generated. So is a field of a type that has
+// no JSON form (chan, func, complex).
 func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
 	if err := checkRecursion(t, nil, map[reflect.Type]bool{}); err != nil {
 		return nil, err
@@ -285,18 +327,42 @@ func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
 			case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 				// A negative number would pass an unbounded schema and then
 				// fail to decode: publish the bound the type already has.
-				return &jsonschema.Schema{Type: "integer", Minimum: "0"}
+				s := &jsonschema.Schema{Type: "integer", Minimum: "0"}
+				if k := t.Kind(); k == reflect.Uint8 || k == reflect.Uint16 || k == reflect.Uint32 {
+					// Not uint: its range, so the schema, varies by platform.
+					s.Maximum = json.Number(strconv.FormatUint(1<<t.Bits()-1, 10))
+				}
+				return s
+			case reflect.Int8, reflect.Int16, reflect.Int32:
+				// The same for a number past a sized integer's range.
+				return &jsonschema.Schema{Type: "integer",
+					Minimum: json.Number(strconv.FormatInt(-1<<(t.Bits()-1), 10)),
+					Maximum: json.Number(strconv.FormatInt(1<<(t.Bits()-1)-1, 10))}
 			}
 			return nil
 		},
 	}
-	s := r.ReflectFromType(t)
+	s, err := reflectSchema(r, t)
+	if err != nil {
+		return nil, err
+	}
 	s.Version = ""
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// reflectSchema runs the generator, which panics on a type that has no
+// JSON form (a chan, func or complex field): that is an error for New.
+func reflectSchema(r *jsonschema.Reflector, t reflect.Type) (s *jsonschema.Schema, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+		}
+	}()
+	return r.ReflectFromType(t), nil
 }
 
 func secretFields(t reflect.Type) []string {

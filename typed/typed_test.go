@@ -278,6 +278,12 @@ func TestSchemaValidatesWhatTheFunctionAccepts(t *testing.T) {
 	type in struct {
 		N    uint      `json:"n"`
 		When time.Time `json:"when,omitzero"`
+		I8   int8      `json:"i8,omitempty"`
+		U8   uint8     `json:"u8,omitempty"`
+		I16  int16     `json:"i16,omitempty"`
+		U16  uint16    `json:"u16,omitempty" jsonschema:"minimum=1"`
+		I32  int32     `json:"i32,omitempty"`
+		U32  uint32    `json:"u32,omitempty"`
 	}
 	tool := typed.MustNew("t", "d", func(ctx context.Context, in in) (string, error) { return "ok", nil })
 	v, err := schema.Compile(tool.Info().InputSchema)
@@ -291,6 +297,15 @@ func TestSchemaValidatesWhatTheFunctionAccepts(t *testing.T) {
 		{name: "fits", args: `{"n":3,"when":"2024-01-02T03:04:05Z"}`, wantValid: true},
 		{name: "negative uint", args: `{"n":-1}`},
 		{name: "bad time", args: `{"n":1,"when":"tomorrow"}`},
+		// Sized integers: the schema publishes the range the type holds.
+		{name: "int8 bounds", args: `{"n":1,"i8":-128,"u8":255,"i16":32767,"u16":65535,"i32":-2147483648,"u32":4294967295}`, wantValid: true},
+		{name: "int8 over", args: `{"n":1,"i8":128}`},
+		{name: "int8 under", args: `{"n":1,"i8":-129}`},
+		{name: "uint8 over", args: `{"n":1,"u8":256}`},
+		{name: "int16 over", args: `{"n":1,"i16":32768}`},
+		{name: "uint16 over, with a minimum tag", args: `{"n":1,"u16":65536}`},
+		{name: "int32 under", args: `{"n":1,"i32":-2147483649}`},
+		{name: "uint32 over", args: `{"n":1,"u32":4294967296}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -329,9 +344,31 @@ func TestNewRefuses(t *testing.T) {
 			_, err := typed.New[in, string]("t", "d", nil)
 			return err
 		}, want: `typed: tool "t": nil function`},
+		// Types with no JSON form: an error, not a panic at start-up.
+		{name: "chan field", new: func() error {
+			_, err := typed.New("t", "d", func(context.Context, struct {
+				C chan int `json:"c"`
+			}) (string, error) {
+				return "", nil
+			})
+			return err
+		}, want: `typed: tool "t": input schema: unsupported type chan int`},
+		{name: "func field", new: func() error {
+			_, err := typed.New("t", "d", func(context.Context, struct{ F func() }) (string, error) { return "", nil })
+			return err
+		}, want: "unsupported type func()"},
+		{name: "complex output field", new: func() error {
+			_, err := typed.New("t", "d", func(context.Context, in) (struct{ C complex128 }, error) { return struct{ C complex128 }{}, nil })
+			return err
+		}, want: `typed: tool "t": output schema: unsupported type complex128`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("New panicked: %v, want an error containing %q", r, tt.want)
+				}
+			}()
 			err := tt.new()
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("New = %v, want an error containing %q", err, tt.want)

@@ -12,7 +12,7 @@ import (
 // FuzzValidate checks that any arguments, however malformed, give either nil
 // or an invalid-arguments error with a message, and never a panic.
 func FuzzValidate(f *testing.F) {
-	for _, seed := range []string{``, `{}`, `null`, `[1]`, `{"query":"go","n":1}`, `{"n":"x","tags":[1,"abcdefghijklmnop"],"qurey":1}`, `{"opts":{"limt":2}}`, `{"since":"2024-13-01T00:00:00Z"}`} {
+	for _, seed := range []string{``, `{}`, `null`, `[1]`, `{"query":"go","n":1}`, `{"n":"x","tags":[1,"abcdefghijklmnop"],"qurey":1}`, `{"opts":{"limt":2}}`, `{"since":"2024-13-01T00:00:00Z"}`, `{"query":"go","n":1e2000000}`, `{"ratio":-1e-9999999}`} {
 		f.Add(seed)
 	}
 	v := compile(f, true)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -23,8 +24,9 @@ type Problem struct {
 	// field it is the path of that field.
 	Field string
 	// Keyword is the JSON Schema keyword that failed ("required", "type",
-	// "maxLength", "additionalProperties"...), or "json" when the arguments
-	// are not JSON at all.
+	// "maxLength", "additionalProperties"...), "json" when the arguments
+	// are not JSON at all, or "number" for a number beyond MaxNumberLength
+	// or MaxExponent.
 	Keyword string
 	// Message is the problem as it appears in the error message, such as
 	// `field "n": expected integer, got string`.
@@ -245,6 +247,29 @@ func compareLoc(a, b []string) int {
 	return cmp.Compare(len(a), len(b))
 }
 
+// hugeNumbers adds a problem for each number in x, at loc, beyond
+// MaxNumberLength or MaxExponent, the first MaxListed of them in order
+// (object members by name).
+func (e *explainer) hugeNumbers(x any, loc []string) {
+	if len(e.items) >= MaxListed {
+		return
+	}
+	switch x := x.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			e.hugeNumbers(x[k], append(slices.Clip(loc), k))
+		}
+	case []any:
+		for i, v := range x {
+			e.hugeNumbers(v, append(slices.Clip(loc), strconv.Itoa(i)))
+		}
+	case json.Number:
+		if hugeNumber(x) {
+			e.add(loc, "number", fmt.Sprintf("the number is too long or too large to check; send at most %d characters and an exponent within ±%d", MaxNumberLength, MaxExponent))
+		}
+	}
+}
+
 // explain adds the problems of ve and of all its causes.
 func (e *explainer) explain(ve *jsonschema.ValidationError) {
 	loc := ve.InstanceLocation
@@ -297,7 +322,7 @@ func (e *explainer) explain(ve *jsonschema.ValidationError) {
 	case *kind.MaxProperties:
 		e.add(loc, "maxProperties", fmt.Sprintf("must have at most %d %s (maxProperties %[1]d)", k.Want, plural(k.Want, "field")))
 	case *kind.Format:
-		e.add(loc, "format", formatMessage(k))
+		e.add(loc, "format", formatMessage(k, e.value(loc)))
 	case *kind.Not:
 		e.add(loc, "not", "must not match the schema under \"not\" (not)")
 	case *kind.FalseSchema:
@@ -360,13 +385,23 @@ func (e *explainer) unknown(ve *jsonschema.ValidationError, k *kind.AdditionalPr
 	}
 }
 
-func formatMessage(k *kind.Format) string {
+// formatMessage explains a failed format. The format's own error, which
+// can quote the value whole (url.Parse's does), is given with the value
+// left out: the validator does not know which fields are secret.
+func formatMessage(k *kind.Format, value any) string {
 	if k.Want == "date-time" {
 		return `must be an RFC 3339 date-time such as "2006-01-02T15:04:05Z" (format date-time)`
 	}
 	msg := fmt.Sprintf("must be a valid %s (format %[1]s)", k.Want)
 	if k.Err != nil {
-		msg += ": " + clip(k.Err.Error())
+		reason := k.Err.Error()
+		if s, ok := value.(string); ok && s != "" {
+			q := strconv.Quote(s)
+			reason = strings.ReplaceAll(reason, q, "the value")
+			reason = strings.ReplaceAll(reason, q[1:len(q)-1], "the value")
+			reason = strings.ReplaceAll(reason, s, "the value")
+		}
+		msg += ": " + clip(reason)
 	}
 	return msg
 }

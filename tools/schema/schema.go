@@ -19,6 +19,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -179,6 +181,11 @@ func (v *Validator) problems(doc any) []Problem {
 	if _, ok := doc.(map[string]any); !ok {
 		return []Problem{{Keyword: "type", Message: fmt.Sprintf("the arguments must be a JSON object, got %s", jsonType(doc))}}
 	}
+	if hasHugeNumber(doc) {
+		e := explainer{v: v, doc: doc}
+		e.hugeNumbers(doc, nil)
+		return e.sorted()
+	}
 	err := v.schema.Validate(doc)
 	if err == nil {
 		return nil
@@ -217,4 +224,50 @@ func jsonType(x any) string {
 		return "object"
 	}
 	return fmt.Sprintf("%T", x)
+}
+
+// MaxNumberLength is the longest number literal, and MaxExponent the
+// largest exponent (either sign), that the arguments may hold. The
+// validator compares numbers exactly, with math/big, whose work grows
+// with both (a number of a million digits took seconds, and one exponent
+// past a million made it panic); a number beyond either is a problem of
+// its own, found before validation, with keyword "number". Any float64
+// and any 64-bit integer is well within them.
+const (
+	MaxNumberLength = 400
+	MaxExponent     = 400
+)
+
+// hasHugeNumber reports whether doc holds a number beyond MaxNumberLength
+// or MaxExponent. It allocates nothing.
+func hasHugeNumber(doc any) bool {
+	switch x := doc.(type) {
+	case map[string]any:
+		for _, v := range x {
+			if hasHugeNumber(v) {
+				return true
+			}
+		}
+	case []any:
+		for _, v := range x {
+			if hasHugeNumber(v) {
+				return true
+			}
+		}
+	case json.Number:
+		return hugeNumber(x)
+	}
+	return false
+}
+
+func hugeNumber(n json.Number) bool {
+	s := string(n)
+	if len(s) > MaxNumberLength {
+		return true
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		exp, err := strconv.Atoi(s[i+1:])
+		return err != nil || exp > MaxExponent || exp < -MaxExponent
+	}
+	return false
 }
