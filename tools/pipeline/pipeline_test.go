@@ -249,3 +249,25 @@ func TestStepLogsHideEachStepsSecrets(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONPathOverlappingMatches: matches may nest, so the JSON of several
+// can be far larger than the output they come from ($..price on prices
+// nested a thousand deep repeats the innermost value a thousand times);
+// that is refused, while several matches that do not nest still come out
+// as one JSON array.
+func TestJSONPathOverlappingMatches(t *testing.T) {
+	jp, err := pipeline.JSONPath("$..price")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const depth = 1000
+	nested := strings.Repeat(`{"price":`, depth) + `"` + strings.Repeat("x", 8<<10) + `"` + strings.Repeat("}", depth)
+	r, err := jp(context.Background(), tools.Text(nested))
+	if err == nil || !strings.Contains(err.Error(), "bytes of JSON") {
+		t.Errorf("nested prices: %d bytes of text from %d, err %v; want an error", len(r.Text), len(nested), err)
+	}
+	r, err = jp(context.Background(), tools.Result{Structured: map[string]any{"a": map[string]any{"price": 1.5}, "b": []any{map[string]any{"price": "<2>"}}}})
+	if want := `[1.5,"\u003c2\u003e"]`; err != nil || r.Text != want {
+		t.Errorf("two prices = %q, %v; want %q", r.Text, err, want)
+	}
+}
