@@ -266,7 +266,7 @@ func TestJSONPathOverlappingMatches(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "bytes of JSON") {
 		t.Errorf("nested prices: %d bytes of text from %d, err %v; want an error", len(r.Text), len(nested), err)
 	}
-	r, err = jp(context.Background(), tools.Result{Structured: map[string]any{"a": map[string]any{"price": 1.5}, "b": []any{map[string]any{"price": "<2>"}}}})
+	r, err = jp(context.Background(), tools.Result{Structured: map[string]any{"items": []any{map[string]any{"price": 1.5}, map[string]any{"price": "<2>"}}}})
 	if want := `[1.5,"\u003c2\u003e"]`; err != nil || r.Text != want {
 		t.Errorf("two prices = %q, %v; want %q", r.Text, err, want)
 	}
