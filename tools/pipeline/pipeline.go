@@ -73,8 +73,10 @@ type Config struct {
 	// Logger gets each step's input and output at DEBUG, with secrets
 	// hidden: a step's input as tools.ShowArgs shows it for that step's
 	// own tool (its Info.Secret), and a step's output, which is the next
-	// step's input, redacted by the next step's secret fields. Nil:
-	// discarded.
+	// step's input, redacted by the next step's secret fields; when an
+	// adapter reshapes it first, those fields do not name its secrets, so
+	// the whole output is hidden (the next step's input line shows what
+	// the adapter made, redacted). Nil: discarded.
 	Logger *slog.Logger
 }
 
@@ -233,8 +235,9 @@ func (p *Pipeline) run(ctx context.Context, from int, args json.RawMessage, call
 
 // showOutput renders step i's output text for the log. It becomes the next
 // step's input, so that step's secret fields are hidden: the whole text
-// when the next step is plain and its "input" is secret, the secret fields
-// of a JSON object otherwise.
+// when the next step is plain and its "input" is secret, or when an
+// adapter reshapes the output first (a secret may then sit under any
+// name), the secret fields of a JSON object otherwise.
 func (p *Pipeline) showOutput(i int, text string) string {
 	if i+1 >= len(p.steps) {
 		return text
@@ -242,6 +245,9 @@ func (p *Pipeline) showOutput(i int, text string) string {
 	next := p.steps[i+1].info
 	if len(next.Secret) == 0 {
 		return text
+	}
+	if p.steps[i].adapter != nil {
+		return tools.Hidden
 	}
 	if next.Plain {
 		if tools.IsSecret("input", next.Secret) {

@@ -271,3 +271,51 @@ func TestJSONPathOverlappingMatches(t *testing.T) {
 		t.Errorf("two prices = %q, %v; want %q", r.Text, err, want)
 	}
 }
+
+// TestStepLogsHideSecretsThroughAdapters: when an adapter reshapes a step's
+// output, the next step's secret fields do not name its secrets there (the
+// first step's "access", or its nested "creds.token", becomes the second's
+// secret "token"): the output is hidden from the log, and the next step's
+// input line, redacted, shows what the adapter made.
+func TestStepLogsHideSecretsThroughAdapters(t *testing.T) {
+	const planted = "PLANTED"
+	login := tools.New(tools.Info{Name: "login", Description: "d"}, func(_ context.Context, _ json.RawMessage) (tools.Result, error) {
+		text := `{"access":"tok-` + planted + `","creds":{"token":"tok-` + planted + `"}}`
+		var v map[string]any
+		err := json.Unmarshal([]byte(text), &v)
+		return tools.Result{Text: text, Structured: v}, err
+	})
+	fetch := typed.MustNew("fetch", "d", func(_ context.Context, in fetchIn) (keyOut, error) {
+		if in.Token != "tok-"+planted {
+			return keyOut{}, tools.Failed("wrong token")
+		}
+		return keyOut{Key: "key"}, nil
+	})
+	tmpl, err := pipeline.Template(`{"token":"{{.Structured.access}}"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jp, err := pipeline.JSONPath("$.creds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, a := range map[string]pipeline.Adapter{"template": tmpl, "jsonpath": jp} {
+		t.Run(name, func(t *testing.T) {
+			var logs bytes.Buffer
+			p, err := pipeline.New(pipeline.Config{Name: "p", Steps: []pipeline.Step{{Tool: login, Adapter: a}, {Tool: fetch}},
+				Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := call(t, p, `{}`); res.Err != nil || res.Text == "" {
+				t.Fatalf("Call = %q, %v", res.Text, res.Err)
+			}
+			if strings.Contains(logs.String(), planted) {
+				t.Errorf("a secret reached the log:\n%s", logs.String())
+			}
+			if n := strings.Count(logs.String(), tools.Hidden); n != 2 {
+				t.Errorf("the log hides %d values, want 2 (step 1's output, step 2's token):\n%s", n, logs.String())
+			}
+		})
+	}
+}
