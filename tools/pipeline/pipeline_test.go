@@ -319,3 +319,43 @@ func TestStepLogsHideSecretsThroughAdapters(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressAcrossSteps: each step reports its own progress from zero
+// (a subprocess's 0.5 of 1, an approval's heartbeats 1, 2, 3 with no
+// total), but a call's progress must increase with each notification
+// (MCP): the pipeline reports step i's progress within [i, i+1] of as many
+// as it has steps, and drops a report that would not increase.
+func TestProgressAcrossSteps(t *testing.T) {
+	type report struct{ progress, total float64 }
+	step := func(name string, reports ...report) tools.Tool {
+		return tools.NewPlain(tools.Info{Name: name, Description: "d"}, func(ctx context.Context, in string) (tools.Result, error) {
+			for _, r := range reports {
+				tools.ReportProgress(ctx, r.progress, r.total, name)
+			}
+			return tools.Text(in), nil
+		})
+	}
+	p, err := pipeline.New(pipeline.Config{Name: "p", Description: "d", Steps: []pipeline.Step{
+		{Tool: step("a", report{0, 2}, report{1, 2}, report{2, 2})},
+		{Tool: step("b", report{1, 0}, report{2, 0}, report{3, 0})},
+		{Tool: step("c", report{0.5, 1}, report{0.25, 1}, report{1, 1})},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []report
+	ctx := tools.WithProgress(context.Background(), func(progress, total float64, _ string) {
+		got = append(got, report{progress, total})
+	})
+	if _, err := p.Call(ctx, json.RawMessage(`{"input":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 6 {
+		t.Fatalf("got %v, want most of the steps' reports", got)
+	}
+	for i, r := range got {
+		if r.total != 3 || r.progress < 0 || r.progress > 3 || i > 0 && r.progress <= got[i-1].progress {
+			t.Fatalf("reports %v: #%d is not an increase within 3 steps", got, i)
+		}
+	}
+}
