@@ -208,3 +208,57 @@ func TestPipelineThroughServer(t *testing.T) {
 		})
 	}
 }
+
+// TestPipelineCycleRefused: steps are called by name, so a pipeline built
+// with a step named like another pipeline calls that one; when that calls
+// the first back, every call would recurse until the stack overflows,
+// which kills the process. New refuses it; shared steps that form no cycle
+// are served.
+func TestPipelineCycleRefused(t *testing.T) {
+	plain := func(name string) tools.Tool {
+		return tools.NewPlain(tools.Info{Name: name, Description: "d"}, func(_ context.Context, in string) (tools.Result, error) {
+			return tools.Text(in), nil
+		})
+	}
+	pipe := func(name string, steps ...tools.Tool) tools.Tool {
+		var ss []pipeline.Step
+		for _, st := range steps {
+			ss = append(ss, pipeline.Step{Tool: st})
+		}
+		p, err := pipeline.New(pipeline.Config{Name: name, Description: "d", Steps: ss})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := pipe("a", plain("b"))
+	b := pipe("b", plain("echo_step"), a)
+	self := pipe("self", plain("self"))
+	leaf := plain("leaf")
+	shared := pipe("shared", leaf, leaf)
+	top := pipe("top", shared, pipe("mid", shared, shared))
+	tests := []struct {
+		name  string
+		tools []tools.Tool
+		want  string // in New's error; "" for none
+	}{
+		{"through another", []tools.Tool{a, b, plain("echo_step")}, "a → b → a"},
+		{"itself", []tools.Tool{self}, "self → self"},
+		{"shared, no cycle", []tools.Tool{leaf, shared, pipe("mid", shared, shared), top}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg, err := tools.NewRegistry(tt.tools...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = server.New(reg, server.Options{})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("New: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("New = %v, want an error naming %q", err, tt.want)
+			}
+		})
+	}
+}

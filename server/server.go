@@ -52,6 +52,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -344,7 +345,8 @@ type Server struct {
 }
 
 // New builds the server: every descriptor is built, and every input schema
-// compiled, here, once. It fails if a schema does not compile.
+// compiled, here, once. It fails if a schema does not compile, or if a
+// composite's steps, by name, call it again.
 func New(reg *tools.Registry, opts Options) (_ *Server, err error) {
 	opts = opts.withDefaults()
 	s := &Server{opts: opts, log: opts.Logger, reg: reg, shutdownDone: make(chan struct{}), stopEarly: make(chan struct{}), draining: make(chan struct{}),
@@ -582,6 +584,12 @@ func New(reg *tools.Registry, opts Options) (_ *Server, err error) {
 			}
 		}
 	}
+	acyclic := map[string]bool{}
+	for _, c := range composites {
+		if path := stepCycle(reg, c, []string{c.Info().Name}, acyclic); path != nil {
+			return nil, fmt.Errorf("server: pipeline %q calls itself through its steps (%s): a call would recurse until the stack overflows", c.Info().Name, strings.Join(path, " → "))
+		}
+	}
 	gatedSet := map[string]bool{}
 	for _, name := range s.gatedNames {
 		gatedSet[name] = true
@@ -615,6 +623,31 @@ func stepScopes(reg *tools.Registry, o *OAuth, c tools.Composite, seen map[strin
 		}
 	}
 	return scopes
+}
+
+// stepCycle returns the names from path[0] (c, the last of path) down
+// through the steps of the registry's composites back to one already on
+// path, or nil if there is no cycle among the composites c reaches, which
+// it then adds to acyclic (and does not walk again: shared steps would make
+// the walk exponential).
+func stepCycle(reg *tools.Registry, c tools.Composite, path []string, acyclic map[string]bool) []string {
+	for _, name := range c.Steps() {
+		if slices.Contains(path, name) {
+			return append(slices.Clone(path), name)
+		}
+		if acyclic[name] {
+			continue
+		}
+		if t, ok := reg.Lookup(name); ok {
+			if inner, ok := t.(tools.Composite); ok {
+				if cycle := stepCycle(reg, inner, append(path, name), acyclic); cycle != nil {
+					return cycle
+				}
+			}
+		}
+	}
+	acyclic[path[len(path)-1]] = true
+	return nil
 }
 
 // gatedStep returns a step of c (at any depth) that is gated, or "".

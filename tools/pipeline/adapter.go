@@ -16,14 +16,18 @@ import (
 // JSONPath returns an adapter that selects expr (RFC 9535 JSONPath) from a
 // step's structured output (or its text, when that is JSON). One scalar
 // match becomes the next step's text; one object match its structured
-// input; several matches a JSON array as text. No match is an error.
+// input; several matches a JSON array as text. No match is an error, and
+// so is an array longer than twice the step's output or 1 MiB
+// (jsontmpl.MaxOutput), whichever is more: matches may nest ($..name on
+// data nested a thousand deep selects each level's whole subtree), so the
+// JSON of several can be thousands of times the output they come from.
 func JSONPath(expr string) (Adapter, error) {
 	p, err := jsonpath.Parse(expr)
 	if err != nil {
 		return nil, fmt.Errorf("jsonpath %q: %w", expr, err)
 	}
 	return func(_ context.Context, r tools.Result) (tools.Result, error) {
-		doc, err := structuredValue(r)
+		doc, size, err := structuredValue(r)
 		if err != nil {
 			return tools.Result{}, err
 		}
@@ -47,20 +51,44 @@ func JSONPath(expr string) (Adapter, error) {
 				return tools.Text(string(b)), nil
 			}
 		default:
-			b, _ := json.Marshal([]any(nodes))
+			b, err := marshalNodes(nodes, max(jsontmpl.MaxOutput, 2*size))
+			if err != nil {
+				return tools.Result{}, fmt.Errorf("jsonpath %q: %w", expr, err)
+			}
 			return tools.Text(string(b)), nil
 		}
 	}, nil
 }
 
+// marshalNodes is json.Marshal of nodes as an array, or an error once it
+// passes limit bytes: each node is marshalled on its own, so no more than
+// limit and one node's JSON is ever made.
+func marshalNodes(nodes []any, limit int) ([]byte, error) {
+	b := []byte{'['}
+	for i, n := range nodes {
+		nb, err := json.Marshal(n)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if len(b)+len(nb)+1 > limit {
+			return nil, fmt.Errorf("the %d matches make more than %d bytes of JSON", len(nodes), limit)
+		}
+		b = append(b, nb...)
+	}
+	return append(b, ']'), nil
+}
+
 // structuredValue is a result's structured output decoded as plain JSON
-// values, or its text parsed as JSON.
-func structuredValue(r tools.Result) (any, error) {
+// values, or its text parsed as JSON, and the length of that JSON.
+func structuredValue(r tools.Result) (any, int, error) {
 	var raw []byte
 	if r.Structured != nil {
 		b, err := json.Marshal(r.Structured)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		raw = b
 	} else {
@@ -70,9 +98,9 @@ func structuredValue(r tools.Result) (any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("the step's output is not structured (nor JSON text): %w", err)
+		return nil, 0, fmt.Errorf("the step's output is not structured (nor JSON text): %w", err)
 	}
-	return v, nil
+	return v, len(raw), nil
 }
 
 // Template returns an adapter that renders text (a text/template) with
@@ -106,7 +134,7 @@ func Template(text string) (Adapter, error) {
 	return func(ctx context.Context, r tools.Result) (tools.Result, error) {
 		data := jsontmpl.Data{Text: r.Text}
 		if r.Structured != nil {
-			v, err := structuredValue(tools.Result{Structured: r.Structured})
+			v, _, err := structuredValue(tools.Result{Structured: r.Structured})
 			if err != nil {
 				return tools.Result{}, err
 			}

@@ -10,7 +10,14 @@
 //
 // Served by the server package, every step runs through that step's own
 // governed call (validation, approval, limits, timeout), with the session
-// and cancellation of the pipeline's call: the server binds them with Bind.
+// and cancellation of the pipeline's call: the server hands CallWith a
+// tools.Caller that runs them.
+//
+// A step's progress reports (tools.ReportProgress) become the pipeline's:
+// step i's (from 0) within [i, i+1] of a total of as many as there are
+// steps, a step's own fraction when it gives a total, and a report that
+// would not increase the call's progress is dropped, since each step
+// counts from zero and a call's progress must only increase.
 package pipeline
 
 import (
@@ -20,6 +27,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/mcp-tools/mcp-tools/tools"
 )
@@ -73,8 +81,10 @@ type Config struct {
 	// Logger gets each step's input and output at DEBUG, with secrets
 	// hidden: a step's input as tools.ShowArgs shows it for that step's
 	// own tool (its Info.Secret), and a step's output, which is the next
-	// step's input, redacted by the next step's secret fields. Nil:
-	// discarded.
+	// step's input, redacted by the next step's secret fields; when an
+	// adapter reshapes it first, those fields do not name its secrets, so
+	// the whole output is hidden (the next step's input line shows what
+	// the adapter made, redacted). Nil: discarded.
 	Logger *slog.Logger
 }
 
@@ -183,6 +193,7 @@ func (p *Pipeline) direct(ctx context.Context, name string, args json.RawMessage
 // args, calling each through call.
 func (p *Pipeline) run(ctx context.Context, from int, args json.RawMessage, call tools.Caller) (tools.Result, error) {
 	var res tools.Result
+	prog := &progress{ctx: ctx, steps: float64(len(p.steps)), last: -1}
 	for i := from; i < len(p.steps); i++ {
 		s := p.steps[i]
 		if i > from {
@@ -199,7 +210,7 @@ func (p *Pipeline) run(ctx context.Context, from int, args json.RawMessage, call
 		if debug {
 			p.log.DebugContext(ctx, "pipeline step", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "input", tools.ShowArgs(s.info, args))
 		}
-		r, err := p.runStep(ctx, i, s, args, call)
+		r, err := p.runStep(prog.of(ctx, i), i, s, args, call)
 		if tools.IsSuspended(err) {
 			// The step waits for the client (a person's approval): the
 			// question goes back up, saying where to resume.
@@ -231,10 +242,42 @@ func (p *Pipeline) run(ctx context.Context, from int, args json.RawMessage, call
 	return res, nil
 }
 
+// progress turns the progress its steps report into the pipeline call's.
+type progress struct {
+	ctx   context.Context // the pipeline call's
+	steps float64
+	mu    sync.Mutex // held while reporting, so reports go out in order
+	last  float64    // the last progress reported; -1: none yet
+}
+
+// of returns ctx for step i, whose progress reports are reported within
+// [i, i+1]: as the fraction of its total, or, with none, as growing
+// toward i+1; one that would not increase the call's progress is dropped.
+func (pr *progress) of(ctx context.Context, i int) context.Context {
+	return tools.WithProgress(ctx, func(progress, total float64, message string) {
+		var frac float64
+		switch {
+		case total > 0:
+			frac = min(max(progress/total, 0), 1)
+		case progress > 0:
+			frac = progress / (progress + 1)
+		}
+		v := float64(i) + frac
+		pr.mu.Lock()
+		defer pr.mu.Unlock()
+		if !(v > pr.last) { // NaN too
+			return
+		}
+		pr.last = v
+		tools.ReportProgress(pr.ctx, v, pr.steps, message)
+	})
+}
+
 // showOutput renders step i's output text for the log. It becomes the next
 // step's input, so that step's secret fields are hidden: the whole text
-// when the next step is plain and its "input" is secret, the secret fields
-// of a JSON object otherwise.
+// when the next step is plain and its "input" is secret, or when an
+// adapter reshapes the output first (a secret may then sit under any
+// name), the secret fields of a JSON object otherwise.
 func (p *Pipeline) showOutput(i int, text string) string {
 	if i+1 >= len(p.steps) {
 		return text
@@ -242,6 +285,9 @@ func (p *Pipeline) showOutput(i int, text string) string {
 	next := p.steps[i+1].info
 	if len(next.Secret) == 0 {
 		return text
+	}
+	if p.steps[i].adapter != nil {
+		return tools.Hidden
 	}
 	if next.Plain {
 		if tools.IsSecret("input", next.Secret) {

@@ -249,3 +249,113 @@ func TestStepLogsHideEachStepsSecrets(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONPathOverlappingMatches: matches may nest, so the JSON of several
+// can be far larger than the output they come from ($..price on prices
+// nested a thousand deep repeats the innermost value a thousand times);
+// that is refused, while several matches that do not nest still come out
+// as one JSON array.
+func TestJSONPathOverlappingMatches(t *testing.T) {
+	jp, err := pipeline.JSONPath("$..price")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const depth = 1000
+	nested := strings.Repeat(`{"price":`, depth) + `"` + strings.Repeat("x", 8<<10) + `"` + strings.Repeat("}", depth)
+	r, err := jp(context.Background(), tools.Text(nested))
+	if err == nil || !strings.Contains(err.Error(), "bytes of JSON") {
+		t.Errorf("nested prices: %d bytes of text from %d, err %v; want an error", len(r.Text), len(nested), err)
+	}
+	r, err = jp(context.Background(), tools.Result{Structured: map[string]any{"items": []any{map[string]any{"price": 1.5}, map[string]any{"price": "<2>"}}}})
+	if want := `[1.5,"\u003c2\u003e"]`; err != nil || r.Text != want {
+		t.Errorf("two prices = %q, %v; want %q", r.Text, err, want)
+	}
+}
+
+// TestStepLogsHideSecretsThroughAdapters: when an adapter reshapes a step's
+// output, the next step's secret fields do not name its secrets there (the
+// first step's "access", or its nested "creds.token", becomes the second's
+// secret "token"): the output is hidden from the log, and the next step's
+// input line, redacted, shows what the adapter made.
+func TestStepLogsHideSecretsThroughAdapters(t *testing.T) {
+	const planted = "PLANTED"
+	login := tools.New(tools.Info{Name: "login", Description: "d"}, func(_ context.Context, _ json.RawMessage) (tools.Result, error) {
+		text := `{"access":"tok-` + planted + `","creds":{"token":"tok-` + planted + `"}}`
+		var v map[string]any
+		err := json.Unmarshal([]byte(text), &v)
+		return tools.Result{Text: text, Structured: v}, err
+	})
+	fetch := typed.MustNew("fetch", "d", func(_ context.Context, in fetchIn) (keyOut, error) {
+		if in.Token != "tok-"+planted {
+			return keyOut{}, tools.Failed("wrong token")
+		}
+		return keyOut{Key: "key"}, nil
+	})
+	tmpl, err := pipeline.Template(`{"token":"{{.Structured.access}}"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jp, err := pipeline.JSONPath("$.creds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, a := range map[string]pipeline.Adapter{"template": tmpl, "jsonpath": jp} {
+		t.Run(name, func(t *testing.T) {
+			var logs bytes.Buffer
+			p, err := pipeline.New(pipeline.Config{Name: "p", Steps: []pipeline.Step{{Tool: login, Adapter: a}, {Tool: fetch}},
+				Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := call(t, p, `{}`); res.Err != nil || res.Text == "" {
+				t.Fatalf("Call = %q, %v", res.Text, res.Err)
+			}
+			if strings.Contains(logs.String(), planted) {
+				t.Errorf("a secret reached the log:\n%s", logs.String())
+			}
+			if n := strings.Count(logs.String(), tools.Hidden); n != 2 {
+				t.Errorf("the log hides %d values, want 2 (step 1's output, step 2's token):\n%s", n, logs.String())
+			}
+		})
+	}
+}
+
+// TestProgressAcrossSteps: each step reports its own progress from zero
+// (a subprocess's 0.5 of 1, an approval's heartbeats 1, 2, 3 with no
+// total), but a call's progress must increase with each notification
+// (MCP): the pipeline reports step i's progress within [i, i+1] of as many
+// as it has steps, and drops a report that would not increase.
+func TestProgressAcrossSteps(t *testing.T) {
+	type report struct{ progress, total float64 }
+	step := func(name string, reports ...report) tools.Tool {
+		return tools.NewPlain(tools.Info{Name: name, Description: "d"}, func(ctx context.Context, in string) (tools.Result, error) {
+			for _, r := range reports {
+				tools.ReportProgress(ctx, r.progress, r.total, name)
+			}
+			return tools.Text(in), nil
+		})
+	}
+	p, err := pipeline.New(pipeline.Config{Name: "p", Description: "d", Steps: []pipeline.Step{
+		{Tool: step("a", report{0, 2}, report{1, 2}, report{2, 2})},
+		{Tool: step("b", report{1, 0}, report{2, 0}, report{3, 0})},
+		{Tool: step("c", report{0.5, 1}, report{0.25, 1}, report{1, 1})},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []report
+	ctx := tools.WithProgress(context.Background(), func(progress, total float64, _ string) {
+		got = append(got, report{progress, total})
+	})
+	if _, err := p.Call(ctx, json.RawMessage(`{"input":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 6 {
+		t.Fatalf("got %v, want most of the steps' reports", got)
+	}
+	for i, r := range got {
+		if r.total != 3 || r.progress < 0 || r.progress > 3 || i > 0 && r.progress <= got[i-1].progress {
+			t.Fatalf("reports %v: #%d is not an increase within 3 steps", got, i)
+		}
+	}
+}

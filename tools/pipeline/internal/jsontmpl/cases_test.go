@@ -419,4 +419,16 @@ var differentialCases = []struct{ name, text string }{
 	{"total", `{{$t := 0.0}}{{range .Structured.items}}{{$t = .price.Float64}}{{end}}{{$t}}`},
 	{"default", `{{or .Structured.next "none"}}`},
 	{"keys list", `{{range $k, $v := .Structured}}{{$k}} {{end}}`},
+
+	// Control flow across nested ranges, else lists and template calls.
+	{"continue in inner else", `{{range $i, $e := .Structured.arr}}{{range .Structured.nope}}{{else}}{{if $i}}{{continue}}{{end}}{{end}}{{$i}};{{end}}`},
+	{"break in inner else", `{{range $i, $e := .Structured.arr}}{{range $.Structured.empty}}{{else}}{{break}}{{end}}{{$i}};{{end}}`},
+	{"break in inner range", `{{range $i, $e := .Structured.arr}}{{range $.Structured.arr}}{{break}}{{end}}{{$i}};{{end}}`},
+	{"continue after with", `{{range $i, $e := .Structured.arr}}{{with $e}}{{if eq (printf "%T" .) "bool"}}{{continue}}{{end}}{{end}}{{$i}};{{end}}`},
+	{"range over a template's dot", `{{define "T"}}{{range .}}{{.}},{{else}}none{{end}}{{end}}{{template "T" .Structured.arr}}|{{template "T" .Structured.keys}}`},
+	{"variable shadowed in range", `{{$x := 1}}{{range $x := .Structured.arr}}{{$x}}{{end}}{{$x}}`},
+	{"assignment in range", `{{$x := 0}}{{range $i, $_ := .Structured.arr}}{{$x = $i}}{{end}}{{$x}}`},
+	{"range assigns variables", `{{$i := 9}}{{$v := 9}}{{range $i, $v = .Structured.arr}}{{end}}{{$i}} {{$v}}`},
+	{"range over a string", `{{range .Text}}{{.}}{{end}}`},
+	{"range over a number", `{{range .Structured.n}}{{.}}{{end}}`},
 }
