@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -59,7 +60,7 @@ type httpTransport struct {
 // It is guarded as the package documents: Origin allow-list (with CORS for
 // the allowed origins), optional bearer token or OAuth, message size cap
 // and per-request read deadline, strict JSON-RPC frames, a bound on open
-// sessions, and mcp-go's own Host check against DNS rebinding. Serve it
+// sessions, and a Host check against DNS rebinding. Serve it
 // with Serve, or mount it on a mux of your own; either way Shutdown ends
 // what it starts (its sessions and their idle sweeper). Each call returns a
 // new handler with its own sessions; call it once per listener.
@@ -339,6 +340,13 @@ const corsAllowHeaders = "Content-Type, Authorization, Mcp-Session-Id, Mcp-Proto
 
 func (g *guard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// mcp-go checks the Host too, but only the requests that reach it:
+		// the guard answers some itself (the fast path, tasks/*, answers
+		// relayed to another replica).
+		if rebinding(r) {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
 		origin := r.Header.Get("Origin")
 		if origin != "" && !originAllowed(origin, g.origins) {
 			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", origin), http.StatusForbidden)
@@ -733,6 +741,27 @@ func originAllowed(origin string, allowed []string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// rebinding reports whether r came on a loopback connection but names a
+// host that is not loopback: a page whose name was rebound to 127.0.0.1
+// (DNS rebinding). It refuses what mcp-go's own check refuses.
+func rebinding(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return ok && local != nil && loopbackHost(local.String()) && !loopbackHost(r.Host)
+}
+
+// loopbackHost reports whether addr, a host or host:port, is loopback.
+func loopbackHost(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // bearerOK reports whether r carries one of tokens. Every token is
