@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"testing"
@@ -32,5 +33,66 @@ func TestHTTPRebindingRefusedOnEveryRoute(t *testing.T) {
 				t.Errorf("Host evil.example: status %d (%s), want 403 (loopback Host: %d)", resp.StatusCode, b, ok.StatusCode)
 			}
 		})
+	}
+}
+
+// getStream opens a GET stream on /mcp with headers and returns the
+// response (its body closes when the test ends).
+func getStream(t *testing.T, url string, headers map[string]string) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/mcp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET /mcp: %v", err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// TestHTTPGetStreamSessionChecked: a GET stream on /mcp naming a session
+// that does not exist gets 404, as every other method does (mcp-go opens a
+// stream for any id it is given); the session's own GET is served.
+func TestHTTPGetStreamSessionChecked(t *testing.T) {
+	url := startHTTP(t, server.TransportHTTP, server.Options{BearerTokens: []string{"tok-A", "tok-B"}})
+	a := map[string]string{"Authorization": "Bearer tok-A"}
+	resp := rawPost(t, url+"/mcp", initBody, a)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatal("no session id")
+	}
+	with := func(token, session string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + token, "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}
+	}
+	if r := getStream(t, url, with("tok-A", id)); r.StatusCode != http.StatusOK {
+		t.Errorf("GET on its own session: status %d, want 200", r.StatusCode)
+	}
+	if r := getStream(t, url, with("tok-B", id)); r.StatusCode != http.StatusNotFound {
+		t.Errorf("GET on another token's session: status %d, want 404", r.StatusCode)
+	}
+	for _, unknown := range []string{"mcp-session-00000000000000000000000000", "chosen-by-the-client"} {
+		if r := getStream(t, url, with("tok-A", unknown)); r.StatusCode != http.StatusNotFound {
+			t.Errorf("GET on unknown session %q: status %d, want 404", unknown, r.StatusCode)
+		}
+	}
+}
+
+// TestHTTPGetStreamWithoutSessionBounded: a GET stream on /mcp without a
+// session id is a session of its own in mcp-go (it registers one): it is
+// counted against MaxSessions like any other.
+func TestHTTPGetStreamWithoutSessionBounded(t *testing.T) {
+	url := startHTTP(t, server.TransportHTTP, server.Options{MaxSessions: 2})
+	openSession(t, url)
+	openSession(t, url)
+	if r := getStream(t, url, nil); r.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("GET without a session with the table full: status %d, want 503", r.StatusCode)
 	}
 }

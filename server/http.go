@@ -389,7 +389,9 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			}
 			sessionKnown = known
 			if (known && auth && owner != principalOf(r, true)) ||
-				(!known && g.streamable && r.Method == http.MethodDelete) {
+				(!known && g.streamable && (r.Method == http.MethodDelete || r.Method == http.MethodGet)) {
+				// (An unknown id too: mcp-go would open a GET stream for any
+				// id it is given.)
 				writeJSONRPCError(w, http.StatusNotFound, nil, mcp.INVALID_REQUEST, "no such session: it ended, or it never existed; initialize a new one")
 				return
 			}
@@ -415,6 +417,17 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			return
 		}
 		if r.Method == http.MethodGet && g.streamable {
+			if id == "" {
+				// mcp-go makes a session of its own for a stream that names
+				// none (boundSessions.Generate): it takes a place.
+				if !g.sessions.reserve() {
+					g.tooManySessions(w)
+					return
+				}
+				res := &reservation{t: g.sessions}
+				defer res.consume()
+				r = r.WithContext(context.WithValue(r.Context(), reservationKey{}, res))
+			}
 			next.ServeHTTP(g.writer(w), r)
 			return
 		}
