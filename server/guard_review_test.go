@@ -2,9 +2,14 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-tools/mcp-tools/server"
 )
@@ -94,5 +99,70 @@ func TestHTTPGetStreamWithoutSessionBounded(t *testing.T) {
 	openSession(t, url)
 	if r := getStream(t, url, nil); r.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("GET without a session with the table full: status %d, want 503", r.StatusCode)
+	}
+}
+
+// TestHTTPBodyNotAllocatedBeforeItArrives: a client that names a large
+// Content-Length and sends (almost) nothing must not make the server hold
+// that much memory while it waits for the body: a few such connections
+// would otherwise hold gigabytes for the whole read timeout.
+func TestHTTPBodyNotAllocatedBeforeItArrives(t *testing.T) {
+	const claimed = 64 << 20
+	url := startHTTP(t, server.TransportHTTP, server.Options{MaxMessageBytes: claimed})
+	addr := strings.TrimPrefix(url, "http://")
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const conns = 4
+	for range conns {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", addr, claimed)
+	}
+	// Give the server time to reach the bodies; fail as soon as it holds
+	// half of what the clients claimed.
+	for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		var now runtime.MemStats
+		runtime.ReadMemStats(&now)
+		if grown := int64(now.HeapAlloc) - int64(before.HeapAlloc); grown > conns*claimed/2 {
+			t.Fatalf("heap grew by %d MiB for %d requests that sent 1 byte of body each", grown>>20, conns)
+		}
+	}
+}
+
+// TestHTTPLargeBodyServed: a body longer than what is allocated up front
+// is read whole, with its length named or chunked, and one past the limit
+// is still refused.
+func TestHTTPLargeBodyServed(t *testing.T) {
+	url := startHTTP(t, server.TransportHTTP, server.Options{MaxMessageBytes: 1 << 20})
+	id := openSession(t, url)
+	text := strings.Repeat("x", 300<<10)
+	body := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + text + `"}}}`
+	for _, chunked := range []bool{false, true} {
+		var r io.Reader = strings.NewReader(body)
+		if chunked {
+			r = io.MultiReader(r) // no length: sent chunked
+		}
+		req, _ := http.NewRequest(http.MethodPost, url+"/mcp", r)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), text) {
+			t.Errorf("chunked=%v: status %d, echo whole: %v", chunked, resp.StatusCode, strings.Contains(string(b), text))
+		}
+	}
+	big := `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"p":"` + strings.Repeat("x", 1<<20) + `"}}`
+	if resp := rawPost(t, url+"/mcp", big, map[string]string{"Mcp-Session-Id": id}); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("over the limit: status %d, want 413", resp.StatusCode)
 	}
 }

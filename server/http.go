@@ -716,17 +716,26 @@ func writeJSONRPCError(w http.ResponseWriter, status int, id jsontext.Value, cod
 }
 
 // readBody reads at most max+1 bytes of r's body, in one allocation when
-// the request says its length (net/http ends the body there).
+// the request says its length (net/http ends the body there) and that
+// length is at most bodyChunk. A longer body is held only as it arrives:
+// a client that names a large length and sends nothing holds no more.
 func readBody(r *http.Request, max int64) ([]byte, error) {
-	if n := r.ContentLength; n >= 0 && n <= max {
+	if n := r.ContentLength; n >= 0 && n <= min(max, bodyChunk) {
 		body := make([]byte, n)
 		if _, err := io.ReadFull(r.Body, body); err != nil {
 			return nil, err
 		}
 		return body, nil
 	}
-	return io.ReadAll(io.LimitReader(r.Body, max+1))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max+1, bodyChunk)))
+	if _, err := buf.ReadFrom(io.LimitReader(r.Body, max+1)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
+
+// bodyChunk is the most readBody allocates before a body's bytes arrive.
+const bodyChunk = 64 << 10
 
 func writeTooLarge(w http.ResponseWriter, limit int64) {
 	w.Header().Set("Connection", "close") // the rest of the body is never read
