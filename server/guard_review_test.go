@@ -166,3 +166,23 @@ func TestHTTPLargeBodyServed(t *testing.T) {
 		t.Errorf("over the limit: status %d, want 413", resp.StatusCode)
 	}
 }
+
+// TestSSEUnknownSessionLooksLikeAnothers: on the legacy transport, a
+// message to a session that does not exist is answered as one to another
+// token's session (404), so that the answer does not tell a token which
+// session ids exist.
+func TestSSEUnknownSessionLooksLikeAnothers(t *testing.T) {
+	url := startHTTP(t, server.TransportSSE, server.Options{BearerTokens: []string{"tok-A", "tok-B"}})
+	_, endpoint := openSSE(t, url, map[string]string{"Authorization": "Bearer tok-A"})
+	if endpoint == "" {
+		t.Fatal("no SSE endpoint")
+	}
+	b := map[string]string{"Authorization": "Bearer tok-B"}
+	another := rawPost(t, endpoint, pingBody, b)
+	unknown := rawPost(t, url+"/message?sessionId=no-such-session", pingBody, b)
+	ab, _ := io.ReadAll(another.Body)
+	ub, _ := io.ReadAll(unknown.Body)
+	if another.StatusCode != http.StatusNotFound || unknown.StatusCode != another.StatusCode || string(ub) != string(ab) {
+		t.Errorf("another token's session: %d %s; unknown session: %d %s; want both 404, alike", another.StatusCode, ab, unknown.StatusCode, ub)
+	}
+}

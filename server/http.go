@@ -465,6 +465,12 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			writeJSONRPCError(w, http.StatusBadRequest, bad.id, bad.code, bad.msg)
 			return
 		}
+		if !g.streamable && !sessionKnown && id != "" {
+			// Answered as another principal's session is (mcp-go: 400
+			// "Invalid session ID"), so that no token learns which ids exist.
+			writeJSONRPCError(w, http.StatusNotFound, nil, mcp.INVALID_REQUEST, "no such session: it ended, or it never existed; initialize a new one")
+			return
+		}
 		if g.oauth != nil && f.method == string(mcp.MethodToolsCall) {
 			if err := g.oauth.checkTool(r.Context(), f.tool); err != nil {
 				g.oauth.refuse(w, err) // 403 insufficient_scope, naming the scopes
