@@ -186,3 +186,30 @@ func TestSSEUnknownSessionLooksLikeAnothers(t *testing.T) {
 		t.Errorf("another token's session: %d %s; unknown session: %d %s; want both 404, alike", another.StatusCode, ab, unknown.StatusCode, ub)
 	}
 }
+
+// TestStreamableUnknownSessionLooksLikeAnothers: on streamable HTTP too, a
+// request naming a session that does not exist is answered exactly as one
+// naming another token's session, on every method.
+func TestStreamableUnknownSessionLooksLikeAnothers(t *testing.T) {
+	url := startHTTP(t, server.TransportHTTP, server.Options{BearerTokens: []string{"tok-A", "tok-B"}})
+	id := rawPost(t, url+"/mcp", initBody, map[string]string{"Authorization": "Bearer tok-A"}).Header.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatal("no session id")
+	}
+	answer := func(method, session string) (int, string) {
+		resp := do(t, method, url+"/mcp", pingBody, map[string]string{"Authorization": "Bearer tok-B", "Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"})
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+		as, ab := answer(method, id)
+		us, ub := answer(method, "mcp-session-NOSUCHSESSION")
+		if as != http.StatusNotFound || us != as || ub != ab {
+			t.Errorf("%s: another token's session: %d %s; unknown session: %d %s; want both 404, alike", method, as, ab, us, ub)
+		}
+	}
+	// An initialize that still carries an old session's id opens a new one.
+	if resp := rawPost(t, url+"/mcp", initBody, map[string]string{"Authorization": "Bearer tok-B", "Mcp-Session-Id": "mcp-session-NOSUCHSESSION"}); resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+		t.Errorf("initialize naming an unknown session: status %d, session %q; want 200 and a new session", resp.StatusCode, resp.Header.Get("Mcp-Session-Id"))
+	}
+}

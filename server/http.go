@@ -465,9 +465,11 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			writeJSONRPCError(w, http.StatusBadRequest, bad.id, bad.code, bad.msg)
 			return
 		}
-		if !g.streamable && !sessionKnown && id != "" {
-			// Answered as another principal's session is (mcp-go: 400
-			// "Invalid session ID"), so that no token learns which ids exist.
+		if id != "" && !sessionKnown && (!g.streamable ||
+			(f.method != string(mcp.MethodInitialize) && !f.modern && !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)))) {
+			// Answered as another principal's session is (mcp-go: "Invalid
+			// session ID", 400 on legacy SSE, 404 in plain text on
+			// streamable HTTP), so that no token learns which ids exist.
 			writeJSONRPCError(w, http.StatusNotFound, nil, mcp.INVALID_REQUEST, "no such session: it ended, or it never existed; initialize a new one")
 			return
 		}
