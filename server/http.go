@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -59,7 +60,7 @@ type httpTransport struct {
 // It is guarded as the package documents: Origin allow-list (with CORS for
 // the allowed origins), optional bearer token or OAuth, message size cap
 // and per-request read deadline, strict JSON-RPC frames, a bound on open
-// sessions, and mcp-go's own Host check against DNS rebinding. Serve it
+// sessions, and a Host check against DNS rebinding. Serve it
 // with Serve, or mount it on a mux of your own; either way Shutdown ends
 // what it starts (its sessions and their idle sweeper). Each call returns a
 // new handler with its own sessions; call it once per listener.
@@ -339,6 +340,13 @@ const corsAllowHeaders = "Content-Type, Authorization, Mcp-Session-Id, Mcp-Proto
 
 func (g *guard) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// mcp-go checks the Host too, but only the requests that reach it:
+		// the guard answers some itself (the fast path, tasks/*, answers
+		// relayed to another replica).
+		if rebinding(r) {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
 		origin := r.Header.Get("Origin")
 		if origin != "" && !originAllowed(origin, g.origins) {
 			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", origin), http.StatusForbidden)
@@ -381,7 +389,9 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			}
 			sessionKnown = known
 			if (known && auth && owner != principalOf(r, true)) ||
-				(!known && g.streamable && r.Method == http.MethodDelete) {
+				(!known && g.streamable && (r.Method == http.MethodDelete || r.Method == http.MethodGet)) {
+				// (An unknown id too: mcp-go would open a GET stream for any
+				// id it is given.)
 				writeJSONRPCError(w, http.StatusNotFound, nil, mcp.INVALID_REQUEST, "no such session: it ended, or it never existed; initialize a new one")
 				return
 			}
@@ -407,6 +417,17 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			return
 		}
 		if r.Method == http.MethodGet && g.streamable {
+			if id == "" {
+				// mcp-go makes a session of its own for a stream that names
+				// none (boundSessions.Generate): it takes a place.
+				if !g.sessions.reserve() {
+					g.tooManySessions(w)
+					return
+				}
+				res := &reservation{t: g.sessions}
+				defer res.consume()
+				r = r.WithContext(context.WithValue(r.Context(), reservationKey{}, res))
+			}
 			next.ServeHTTP(g.writer(w), r)
 			return
 		}
@@ -442,6 +463,14 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		if bad != nil {
 			g.log.Warn("HTTP message refused", "reason", bad.msg)
 			writeJSONRPCError(w, http.StatusBadRequest, bad.id, bad.code, bad.msg)
+			return
+		}
+		if id != "" && !sessionKnown && (!g.streamable ||
+			(f.method != string(mcp.MethodInitialize) && !f.modern && !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)))) {
+			// Answered as another principal's session is (mcp-go: "Invalid
+			// session ID", 400 on legacy SSE, 404 in plain text on
+			// streamable HTTP), so that no token learns which ids exist.
+			writeJSONRPCError(w, http.StatusNotFound, nil, mcp.INVALID_REQUEST, "no such session: it ended, or it never existed; initialize a new one")
 			return
 		}
 		if g.oauth != nil && f.method == string(mcp.MethodToolsCall) {
@@ -695,17 +724,26 @@ func writeJSONRPCError(w http.ResponseWriter, status int, id jsontext.Value, cod
 }
 
 // readBody reads at most max+1 bytes of r's body, in one allocation when
-// the request says its length (net/http ends the body there).
+// the request says its length (net/http ends the body there) and that
+// length is at most bodyChunk. A longer body is held only as it arrives:
+// a client that names a large length and sends nothing holds no more.
 func readBody(r *http.Request, max int64) ([]byte, error) {
-	if n := r.ContentLength; n >= 0 && n <= max {
+	if n := r.ContentLength; n >= 0 && n <= min(max, bodyChunk) {
 		body := make([]byte, n)
 		if _, err := io.ReadFull(r.Body, body); err != nil {
 			return nil, err
 		}
 		return body, nil
 	}
-	return io.ReadAll(io.LimitReader(r.Body, max+1))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max+1, bodyChunk)))
+	if _, err := buf.ReadFrom(io.LimitReader(r.Body, max+1)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
+
+// bodyChunk is the most readBody allocates before a body's bytes arrive.
+const bodyChunk = 64 << 10
 
 func writeTooLarge(w http.ResponseWriter, limit int64) {
 	w.Header().Set("Connection", "close") // the rest of the body is never read
@@ -733,6 +771,27 @@ func originAllowed(origin string, allowed []string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// rebinding reports whether r came on a loopback connection but names a
+// host that is not loopback: a page whose name was rebound to 127.0.0.1
+// (DNS rebinding). It refuses what mcp-go's own check refuses.
+func rebinding(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return ok && local != nil && loopbackHost(local.String()) && !loopbackHost(r.Host)
+}
+
+// loopbackHost reports whether addr, a host or host:port, is loopback.
+func loopbackHost(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // bearerOK reports whether r carries one of tokens. Every token is
