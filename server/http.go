@@ -406,11 +406,10 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		}
 		if r.Method == http.MethodGet && !g.streamable {
 			// A legacy SSE stream is a session.
-			if !g.sessions.reserve() {
-				g.tooManySessions(w)
+			res := g.reserve(w)
+			if res == nil {
 				return
 			}
-			res := &reservation{t: g.sessions}
 			defer res.consume()
 			r = r.WithContext(context.WithValue(r.Context(), reservationKey{}, res))
 			next.ServeHTTP(&streamWriter{ResponseWriter: w, last: &g.lastWrite}, r)
@@ -420,11 +419,10 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			if id == "" {
 				// mcp-go makes a session of its own for a stream that names
 				// none (boundSessions.Generate): it takes a place.
-				if !g.sessions.reserve() {
-					g.tooManySessions(w)
+				res := g.reserve(w)
+				if res == nil {
 					return
 				}
-				res := &reservation{t: g.sessions}
 				defer res.consume()
 				r = r.WithContext(context.WithValue(r.Context(), reservationKey{}, res))
 			}
@@ -482,13 +480,12 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		if g.streamable && !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) && !f.modern {
 			switch {
 			case f.method == string(mcp.MethodInitialize):
-				if !g.sessions.reserve() {
-					g.tooManySessions(w)
-					return
-				}
 				// The new session takes over the place when it is added
 				// (boundSessions.Generate); else it is released here.
-				res := &reservation{t: g.sessions}
+				res := g.reserve(w)
+				if res == nil {
+					return
+				}
 				defer res.consume()
 				if g.sessions.store != nil {
 					// The record is written before mcp-go answers, so that
@@ -542,6 +539,18 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// reserve takes a --max-sessions place for a request that makes a session
+// (an initialize, a legacy SSE stream, a stream that names no session), or
+// answers 503 and returns nil. The session takes the place over when it is
+// added; else the caller's consume hands it back.
+func (g *guard) reserve(w http.ResponseWriter) *reservation {
+	if !g.sessions.reserve() {
+		g.tooManySessions(w)
+		return nil
+	}
+	return &reservation{t: g.sessions}
 }
 
 // answerTask answers a tasks/* request (see taskproto.go): on a session
