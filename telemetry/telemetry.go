@@ -24,6 +24,12 @@ const DefaultMaxAttributeBytes = 1024
 // approval, a slow subprocess).
 var DefaultDurationBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}
 
+// OperationDurationBuckets are the buckets, in seconds, of the
+// OpenTelemetry histogram mcp.server.operation.duration when
+// Config.DurationBuckets is not set: the ExplicitBucketBoundaries the MCP
+// semantic conventions advise for it.
+var OperationDurationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
 // scope is the instrumentation scope of the spans and metrics made here.
 const scope = "github.com/mcp-tools/mcp-tools/telemetry"
 
@@ -57,7 +63,9 @@ type Config struct {
 	MaxAttributeBytes int
 	// DurationBuckets are the buckets, in seconds, of the duration
 	// histograms, increasing (New fails otherwise). Nil or empty:
-	// DefaultDurationBuckets.
+	// DefaultDurationBuckets for the Prometheus histograms, and
+	// OperationDurationBuckets (the semantic conventions' own) for
+	// mcp.server.operation.duration.
 	DurationBuckets []float64
 	// Getenv reads the OTEL_EXPORTER_OTLP_* variables: whether to export
 	// over OTLP, where and how. Nil: os.Getenv. (The sampler and the
@@ -100,8 +108,10 @@ func New(cfg Config) (*Telemetry, error) {
 	if cfg.MaxAttributeBytes <= 0 {
 		cfg.MaxAttributeBytes = DefaultMaxAttributeBytes
 	}
+	opBuckets := cfg.DurationBuckets
 	if len(cfg.DurationBuckets) == 0 {
 		cfg.DurationBuckets = DefaultDurationBuckets
+		opBuckets = OperationDurationBuckets
 	}
 	if cfg.Getenv == nil {
 		cfg.Getenv = os.Getenv
@@ -136,7 +146,7 @@ func New(cfg Config) (*Telemetry, error) {
 		t.tracer = tp.Tracer(scope)
 	}
 	if mp != nil {
-		d, err := newOperationDuration(mp.Meter(scope), cfg.DurationBuckets)
+		d, err := newOperationDuration(mp.Meter(scope), opBuckets)
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: %w", err)
 		}
