@@ -28,7 +28,8 @@
 // Traces follow the OpenTelemetry MCP semantic conventions (semconv
 // v1.41.0): one SERVER span per tools/call named "tools/call <tool>", its
 // parent taken from the request's params._meta traceparent/tracestate
-// (SEP-414) or from its HTTP headers (see Request). Spans are made only
+// (SEP-414) or from its HTTP headers (see Request), and a link to the
+// span current when the call arrived, if any. Spans are made only
 // when a TracerProvider is configured or the standard
 // OTEL_EXPORTER_OTLP_* variables ask for an OTLP export; otherwise no
 // exporter is built, no goroutine started, and nothing is sent.

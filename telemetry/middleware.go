@@ -82,7 +82,8 @@ func (c carrier) Keys() []string     { return []string{"traceparent", "tracestat
 // the calls, outcome and duration metrics, the in-flight gauge and the
 // budget refusals; with tracing on, a SERVER span named
 // "tools/call <tool>" whose parent is the request's trace context (see
-// Request), with the MCP attributes; with tracing off, the client's trace
+// Request), linked to the context ctx carried before (when another), with
+// the MCP attributes; with tracing off, the client's trace
 // context alone is passed on, so that remote tools still propagate it.
 //
 // Put it outermost in the chain: it then counts every call, refused ones
@@ -147,6 +148,7 @@ func (t *Telemetry) traced(info tools.Info, m *toolMetrics, next tools.Func) too
 		keyGenAIOperationName.String(operationExecuteTool)}
 	return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 		r := RequestFrom(ctx)
+		ambient := trace.SpanContextFromContext(ctx)
 		if r != nil && r.TraceParent != "" {
 			ctx = propagation.TraceContext{}.Extract(ctx, carrier{r})
 		}
@@ -159,7 +161,14 @@ func (t *Telemetry) traced(info tools.Info, m *toolMetrics, next tools.Func) too
 			if t.cfg.RecordArguments {
 				attrs = append(attrs, keyGenAIToolCallArguments.String(clip(tools.ShowArgs(info, args), t.cfg.MaxAttributeBytes)))
 			}
-			ctx, span = t.tracer.Start(ctx, spanName, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+			if ambient.IsValid() && !ambient.Equal(trace.SpanContextFromContext(ctx)) {
+				// The context current when the call arrived (an HTTP
+				// server span) is linked, its parent being the client's.
+				ctx, span = t.tracer.Start(ctx, spanName, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...),
+					trace.WithLinks(trace.Link{SpanContext: ambient}))
+			} else {
+				ctx, span = t.tracer.Start(ctx, spanName, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+			}
 		}
 		m.inFlight.Inc()
 		start := time.Now()

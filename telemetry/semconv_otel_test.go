@@ -8,6 +8,9 @@ import (
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcp-tools/mcp-tools/telemetry"
 	"github.com/mcp-tools/mcp-tools/tools"
@@ -62,5 +65,61 @@ func TestOperationDurationBuckets(t *testing.T) {
 	own := []float64{0.5, 1, 2}
 	if got := operationDurationBounds(t, telemetry.Config{DurationBuckets: own}); !slices.Equal(got, own) {
 		t.Errorf("Config.DurationBuckets %v: got %v", own, got)
+	}
+}
+
+// TestServerSpanLinksAmbientContext: the server span's parent is the
+// client's context from params._meta, and the context current when the
+// call arrived (an HTTP server span, say) is linked, as the MCP semantic
+// conventions ask; with no ambient context there is no link.
+func TestServerSpanLinksAmbientContext(t *testing.T) {
+	const clientTrace, clientSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	ambient := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{0xaa, 1}, SpanID: trace.SpanID{0xbb, 2}, TraceFlags: trace.FlagsSampled, Remote: true})
+	for _, tt := range []struct {
+		name     string
+		ambient  bool
+		wantLink bool
+	}{
+		{"ambient span", true, true},
+		{"no ambient span", false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			exp := tracetest.NewInMemoryExporter()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+			defer tp.Shutdown(context.Background())
+			tel, err := telemetry.New(telemetry.Config{TracerProvider: tp, Getenv: noEnv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tool := tools.Wrap(tools.New(tools.Info{Name: "echo", Description: "d"}, func(context.Context, json.RawMessage) (tools.Result, error) {
+				return tools.Text("ok"), nil
+			}), tel.Middleware)
+			ctx := context.Background()
+			if tt.ambient {
+				ctx = trace.ContextWithSpanContext(ctx, ambient)
+			}
+			ctx = telemetry.WithRequest(ctx, &telemetry.Request{TraceParent: "00-" + clientTrace + "-" + clientSpan + "-01"})
+			if _, err := tool.Call(ctx, json.RawMessage(`{}`)); err != nil {
+				t.Fatal(err)
+			}
+			spans := exp.GetSpans()
+			if len(spans) != 1 {
+				t.Fatalf("got %d spans, want 1", len(spans))
+			}
+			s := spans[0]
+			if s.Parent.TraceID().String() != clientTrace || s.Parent.SpanID().String() != clientSpan {
+				t.Errorf("parent: got %s/%s, want the client's %s/%s", s.Parent.TraceID(), s.Parent.SpanID(), clientTrace, clientSpan)
+			}
+			var linked bool
+			for _, l := range s.Links {
+				if l.SpanContext.Equal(ambient) {
+					linked = true
+				}
+			}
+			if linked != tt.wantLink || len(s.Links) > 1 {
+				t.Errorf("links: got %v, want a link to the ambient span: %v", s.Links, tt.wantLink)
+			}
+		})
 	}
 }
