@@ -47,10 +47,16 @@ func (s *Store) Take(ctx context.Context, key string, limit int64, ttl time.Dura
 	return n == 1, nil
 }
 
+// maxPeriod is the longest interval between events Allow asks redis_rate
+// for, 2^62 ns (about 146 years): a wait of up to one period, turned into
+// seconds and back, still fits in a time.Duration.
+const maxPeriod = 1 << 62
+
 // Allow asks the rate limiter at key for one event, with redis_rate's GCRA
 // script: rate events a second, bursts of up to burst (less than 1 counts
 // as 1). A rate of +Inf allows everything without asking Redis; a rate
-// that is not positive is an error.
+// that is not positive is an error; an interval between events longer
+// than maxPeriod (about 146 years) counts as maxPeriod.
 func (s *Store) Allow(ctx context.Context, key string, rate float64, burst int) (time.Duration, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -61,10 +67,19 @@ func (s *Store) Allow(ctx context.Context, key string, rate float64, burst int) 
 	if math.IsInf(rate, 1) {
 		return 0, nil
 	}
+	// The period is clamped in floating point before the conversion: a
+	// float64 too large for a Duration converts to a value that depends
+	// on the platform (math.MinInt64 on amd64, which would make the
+	// period 1ns and lift the limit altogether), and redis_rate turns the
+	// wait, up to one period, back into a Duration the same way.
+	period := time.Duration(maxPeriod)
+	if f := float64(time.Second) / rate; f < maxPeriod {
+		period = max(time.Duration(f), time.Nanosecond)
+	}
 	limit := redis_rate.Limit{
 		Rate:   1,
 		Burst:  max(burst, 1),
-		Period: max(time.Duration(float64(time.Second)/rate), time.Nanosecond),
+		Period: period,
 	}
 	op, cancel := s.op(ctx)
 	defer cancel()

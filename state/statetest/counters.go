@@ -151,3 +151,56 @@ func testAllow(t *testing.T, s state.Store, k keys) {
 		return took, nil
 	})
 }
+
+func testAllowTinyRate(t *testing.T, s state.Store, k keys) {
+	// A rate whose interval does not fit in a time.Duration (one event
+	// in thousands of years) still allows one event and then refuses,
+	// asking for a long wait; it never wraps round to no limit at all.
+	// (With periods of decades, redis_rate's floating point may ask for a
+	// wait of a microsecond or so before the first event; that is
+	// tolerated.)
+	for _, rate := range []float64{1e-9, 1e-12, 1e-300} {
+		key := k.of("rate" + strconv.FormatFloat(rate, 'g', -1, 64))
+		for i := 0; ; i++ {
+			wait, err := s.Allow(ctx(t), key, rate, 1)
+			if err != nil {
+				t.Fatalf("first Allow at %v/s: got error %v", rate, err)
+			}
+			if wait == 0 {
+				break
+			}
+			if wait > time.Millisecond || i == 4 {
+				t.Fatalf("first Allow at %v/s on a fresh key, try %d: got wait %v, want 0", rate, i+1, wait)
+			}
+			time.Sleep(wait)
+		}
+		wait, err := s.Allow(ctx(t), key, rate, 1)
+		if err != nil {
+			t.Fatalf("second Allow at %v/s: got error %v", rate, err)
+		}
+		if wait < 24*time.Hour {
+			t.Errorf("second Allow at %v/s with burst 1: got wait %v, want a day or more", rate, wait)
+		}
+	}
+	// A burst whose window does not fit in a time.Duration either: at
+	// most burst events, then a long wait. (A store may allow fewer when
+	// the window is longer than it can count.)
+	const rate, burst = 1e-9, 10
+	key := k.of("burst")
+	allowed := 0
+	var wait time.Duration
+	for range 2 * burst {
+		var err error
+		wait, err = s.Allow(ctx(t), key, rate, burst)
+		if err != nil {
+			t.Fatalf("Allow at %v/s with burst %d: got error %v", rate, burst, err)
+		}
+		if wait == 0 {
+			allowed++
+		}
+	}
+	if allowed < 1 || allowed > burst || wait < 24*time.Hour {
+		t.Errorf("%d Allows at %v/s with burst %d: got %d allowed and a last wait of %v, want 1 to %d allowed and a wait of a day or more",
+			2*burst, rate, burst, allowed, wait, burst)
+	}
+}

@@ -50,6 +50,7 @@ func Run(t *testing.T, newStore func(t *testing.T) state.Store) {
 		{"TakeRefreshesTTL", testTakeRefreshesTTL},
 		{"TakeExpires", testTakeExpires},
 		{"Allow", testAllow},
+		{"AllowTinyRate", testAllowTinyRate},
 		{"PublishInOrder", testPublishInOrder},
 		{"StopStopsDelivery", testStopStopsDelivery},
 		{"StopWaitsForFn", testStopWaitsForFn},
