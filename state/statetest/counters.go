@@ -1,6 +1,7 @@
 package statetest
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -202,5 +203,26 @@ func testAllowTinyRate(t *testing.T, s state.Store, k keys) {
 	if allowed < 1 || allowed > burst || wait < 24*time.Hour {
 		t.Errorf("%d Allows at %v/s with burst %d: got %d allowed and a last wait of %v, want 1 to %d allowed and a wait of a day or more",
 			2*burst, rate, burst, allowed, wait, burst)
+	}
+}
+
+func testTakeOnNonInteger(t *testing.T, s state.Store, k keys) {
+	// Take on a value that is not a decimal integer fails, whatever the
+	// limit, with an error that does not say the store is unavailable
+	// (trying again would not help), and leaves the value as it was.
+	// (A store may take or refuse on what is not a plain decimal integer
+	// but parses as one, such as "+5" or "007"; these are not checked.)
+	for i, v := range []string{"abc", "", "1.5", " 5", "5 ", "0x10", "1e3", "inf", "nan"} {
+		key := k.of("value" + strconv.Itoa(i))
+		mustSet(t, s, key, v, 0)
+		for _, limit := range []int64{1, 1 << 40} {
+			ok, err := s.Take(ctx(t), key, limit, 0)
+			if err == nil || errors.Is(err, state.ErrUnavailable) {
+				t.Errorf("Take with limit %d on the value %q: got %v, %v, want an error that is not ErrUnavailable", limit, v, ok, err)
+			}
+		}
+		if got := string(mustGet(t, s, key, 0)); got != v {
+			t.Errorf("Get after Take on the value %q: got %q, want it unchanged", v, got)
+		}
 	}
 }

@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) state.Store) {
 		{"TakeLimits", testTakeLimits},
 		{"TakeRefreshesTTL", testTakeRefreshesTTL},
 		{"TakeExpires", testTakeExpires},
+		{"TakeOnNonInteger", testTakeOnNonInteger},
 		{"Allow", testAllow},
 		{"AllowTinyRate", testAllowTinyRate},
 		{"PublishInOrder", testPublishInOrder},
