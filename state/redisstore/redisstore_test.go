@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strings"
 	"sync"
@@ -357,6 +358,10 @@ func TestMillis(t *testing.T) {
 		{time.Millisecond, time.Millisecond},
 		{1500 * time.Microsecond, 2 * time.Millisecond},
 		{time.Hour, time.Hour},
+		// "Forever" as the largest Duration: rounding up must not wrap
+		// round to a negative duration, which go-redis reads as none.
+		{math.MaxInt64, time.Duration(math.MaxInt64).Truncate(time.Millisecond)},
+		{math.MaxInt64 - time.Millisecond, time.Duration(math.MaxInt64).Truncate(time.Millisecond)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in.String(), func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"sync"
 	"time"
@@ -167,10 +168,15 @@ func redactURLError(err error) error {
 }
 
 // millis returns d for a Redis PX argument: 0 for none when d is not
-// positive, else d rounded up to a whole millisecond.
+// positive, else d rounded up to a whole millisecond (down, for the few
+// durations within a millisecond of the largest, where rounding up would
+// overflow into a negative duration, which go-redis reads as no expiry).
 func millis(d time.Duration) time.Duration {
 	if d <= 0 {
 		return 0
+	}
+	if d > math.MaxInt64-(time.Millisecond-1) {
+		return d.Truncate(time.Millisecond)
 	}
 	return (d + time.Millisecond - 1).Truncate(time.Millisecond)
 }

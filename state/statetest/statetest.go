@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore func(t *testing.T) state.Store) {
 		{"TTLExpires", testTTLExpires},
 		{"SetReplacesTTL", testSetReplacesTTL},
 		{"GetRefreshesTTL", testGetRefreshesTTL},
+		{"LongestTTL", testLongestTTL},
 		{"SetNXRace", testSetNXRace},
 		{"SetNXAfterExpiry", testSetNXAfterExpiry},
 		{"TakeRace", testTakeRace},
