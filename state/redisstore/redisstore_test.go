@@ -122,6 +122,17 @@ func TestOpen(t *testing.T) {
 		{"bad db", "redis://127.0.0.1:6379/notadb", true},
 		{"two path parts", "redis://127.0.0.1:6379/0/1", true},
 		{"unknown parameter", "redis://127.0.0.1:6379/0?nosuch=1", true},
+		// A password with a character that should have been
+		// percent-encoded ends the userinfo early: the rest of the URL
+		// is then read as a port, a path or a query, and none of it
+		// may be repeated in the error.
+		{"password with slash", "redis://user:s3cret/s3cret@127.0.0.1:6379/0", true},
+		{"digits before slash", "redis://user:1234/s3cret@127.0.0.1:6379/0", true},
+		{"digits before slash, no db", "redis://:1234/s3cret@127.0.0.1:6379", true},
+		{"password with question mark", "redis://user:s3cret?s3cret@127.0.0.1:6379/0", true},
+		{"digits before question mark", "redis://user:1234?s3cret@127.0.0.1:6379/0", true},
+		{"password with hash", "redis://user:s3cret#s3cret@127.0.0.1:6379/0", true},
+		{"password with space", "redis://user:s3cret s3cret@127.0.0.1:6379/0", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

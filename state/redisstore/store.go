@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +59,12 @@ var _ state.Store = (*Store)(nil)
 // may hold a password).
 func Open(url string, opts Options) (*Store, error) {
 	ropts, err := redis.ParseURL(url)
+	if err != nil && strings.Contains(url, "@") {
+		// A password with an unencoded / ? or # ends the userinfo early,
+		// and the parsers then quote the rest of it as a port, a path or
+		// a query: say nothing that comes from the URL.
+		return nil, errors.New("redisstore: open: bad URL (not shown: it holds a password; a / ? # or @ in a user name or password must be percent-encoded)")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: open: bad URL: %w", redactURLError(err))
 	}
