@@ -31,8 +31,10 @@
 // # Errors
 //
 // An error that comes from Redis or the network wraps
-// state.ErrUnavailable; when the caller's context is done the context's
-// error is returned instead. go-redis retries a command once (MaxRetries
+// state.ErrUnavailable, except Take's on a key that holds a value that is
+// not a decimal integer (as with a Memory store, trying again would not
+// help); when the caller's context is done the context's error is
+// returned instead. go-redis retries a command once (MaxRetries
 // 1) so that a pooled connection that died with a Redis restart costs no
 // error, and every operation, retries included, ends after
 // Options.Timeout.

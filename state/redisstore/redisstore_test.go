@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"strings"
 	"sync"
@@ -121,6 +122,17 @@ func TestOpen(t *testing.T) {
 		{"bad db", "redis://127.0.0.1:6379/notadb", true},
 		{"two path parts", "redis://127.0.0.1:6379/0/1", true},
 		{"unknown parameter", "redis://127.0.0.1:6379/0?nosuch=1", true},
+		// A password with a character that should have been
+		// percent-encoded ends the userinfo early: the rest of the URL
+		// is then read as a port, a path or a query, and none of it
+		// may be repeated in the error.
+		{"password with slash", "redis://user:s3cret/s3cret@127.0.0.1:6379/0", true},
+		{"digits before slash", "redis://user:1234/s3cret@127.0.0.1:6379/0", true},
+		{"digits before slash, no db", "redis://:1234/s3cret@127.0.0.1:6379", true},
+		{"password with question mark", "redis://user:s3cret?s3cret@127.0.0.1:6379/0", true},
+		{"digits before question mark", "redis://user:1234?s3cret@127.0.0.1:6379/0", true},
+		{"password with hash", "redis://user:s3cret#s3cret@127.0.0.1:6379/0", true},
+		{"password with space", "redis://user:s3cret s3cret@127.0.0.1:6379/0", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -357,6 +369,10 @@ func TestMillis(t *testing.T) {
 		{time.Millisecond, time.Millisecond},
 		{1500 * time.Microsecond, 2 * time.Millisecond},
 		{time.Hour, time.Hour},
+		// "Forever" as the largest Duration: rounding up must not wrap
+		// round to a negative duration, which go-redis reads as none.
+		{math.MaxInt64, time.Duration(math.MaxInt64).Truncate(time.Millisecond)},
+		{math.MaxInt64 - time.Millisecond, time.Duration(math.MaxInt64).Truncate(time.Millisecond)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in.String(), func(t *testing.T) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +59,12 @@ var _ state.Store = (*Store)(nil)
 // may hold a password).
 func Open(url string, opts Options) (*Store, error) {
 	ropts, err := redis.ParseURL(url)
+	if err != nil && strings.Contains(url, "@") {
+		// A password with an unencoded / ? or # ends the userinfo early,
+		// and the parsers then quote the rest of it as a port, a path or
+		// a query: say nothing that comes from the URL.
+		return nil, errors.New("redisstore: open: bad URL (not shown: it holds a password; a / ? # or @ in a user name or password must be percent-encoded)")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: open: bad URL: %w", redactURLError(err))
 	}
@@ -167,10 +175,15 @@ func redactURLError(err error) error {
 }
 
 // millis returns d for a Redis PX argument: 0 for none when d is not
-// positive, else d rounded up to a whole millisecond.
+// positive, else d rounded up to a whole millisecond (down, for the few
+// durations within a millisecond of the largest, where rounding up would
+// overflow into a negative duration, which go-redis reads as no expiry).
 func millis(d time.Duration) time.Duration {
 	if d <= 0 {
 		return 0
+	}
+	if d > math.MaxInt64-(time.Millisecond-1) {
+		return d.Truncate(time.Millisecond)
 	}
 	return (d + time.Millisecond - 1).Truncate(time.Millisecond)
 }

@@ -1,6 +1,7 @@
 package statetest
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -150,4 +151,78 @@ func testAllow(t *testing.T, s state.Store, k keys) {
 		}
 		return took, nil
 	})
+}
+
+func testAllowTinyRate(t *testing.T, s state.Store, k keys) {
+	// A rate whose interval does not fit in a time.Duration (one event
+	// in thousands of years) still allows one event and then refuses,
+	// asking for a long wait; it never wraps round to no limit at all.
+	// (With periods of decades, redis_rate's floating point may ask for a
+	// wait of a microsecond or so before the first event; that is
+	// tolerated.)
+	for _, rate := range []float64{1e-9, 1e-12, 1e-300} {
+		key := k.of("rate" + strconv.FormatFloat(rate, 'g', -1, 64))
+		for i := 0; ; i++ {
+			wait, err := s.Allow(ctx(t), key, rate, 1)
+			if err != nil {
+				t.Fatalf("first Allow at %v/s: got error %v", rate, err)
+			}
+			if wait == 0 {
+				break
+			}
+			if wait > time.Millisecond || i == 4 {
+				t.Fatalf("first Allow at %v/s on a fresh key, try %d: got wait %v, want 0", rate, i+1, wait)
+			}
+			time.Sleep(wait)
+		}
+		wait, err := s.Allow(ctx(t), key, rate, 1)
+		if err != nil {
+			t.Fatalf("second Allow at %v/s: got error %v", rate, err)
+		}
+		if wait < 24*time.Hour {
+			t.Errorf("second Allow at %v/s with burst 1: got wait %v, want a day or more", rate, wait)
+		}
+	}
+	// A burst whose window does not fit in a time.Duration either: at
+	// most burst events, then a long wait. (A store may allow fewer when
+	// the window is longer than it can count.)
+	const rate, burst = 1e-9, 10
+	key := k.of("burst")
+	allowed := 0
+	var wait time.Duration
+	for range 2 * burst {
+		var err error
+		wait, err = s.Allow(ctx(t), key, rate, burst)
+		if err != nil {
+			t.Fatalf("Allow at %v/s with burst %d: got error %v", rate, burst, err)
+		}
+		if wait == 0 {
+			allowed++
+		}
+	}
+	if allowed < 1 || allowed > burst || wait < 24*time.Hour {
+		t.Errorf("%d Allows at %v/s with burst %d: got %d allowed and a last wait of %v, want 1 to %d allowed and a wait of a day or more",
+			2*burst, rate, burst, allowed, wait, burst)
+	}
+}
+
+func testTakeOnNonInteger(t *testing.T, s state.Store, k keys) {
+	// Take on a value that is not a decimal integer fails, whatever the
+	// limit, with an error that does not say the store is unavailable
+	// (trying again would not help), and leaves the value as it was.
+	// (A store may take or refuse on what is not a plain decimal integer
+	// but parses as one, such as "+5" or "007"; these are not checked.)
+	for i, v := range []string{"abc", "", "1.5", " 5", "5 ", "0x10", "1e3", "inf", "nan"} {
+		key := k.of("value" + strconv.Itoa(i))
+		mustSet(t, s, key, v, 0)
+		for _, limit := range []int64{1, 1 << 40} {
+			ok, err := s.Take(ctx(t), key, limit, 0)
+			if err == nil || errors.Is(err, state.ErrUnavailable) {
+				t.Errorf("Take with limit %d on the value %q: got %v, %v, want an error that is not ErrUnavailable", limit, v, ok, err)
+			}
+		}
+		if got := string(mustGet(t, s, key, 0)); got != v {
+			t.Errorf("Get after Take on the value %q: got %q, want it unchanged", v, got)
+		}
+	}
 }

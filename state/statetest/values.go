@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"testing"
@@ -114,6 +115,35 @@ func testGetRefreshesTTL(t *testing.T, s state.Store, k keys) {
 		}
 		return took, nil
 	})
+}
+
+func testLongestTTL(t *testing.T, s state.Store, k keys) {
+	// The largest Duration, a common way to say "forever", is a time to
+	// live like any other: a value refreshed with it, or a counter taken
+	// with it, outlives the short one it had.
+	const short = 300 * time.Millisecond
+	const forever = time.Duration(math.MaxInt64)
+	var v, c string
+	timed(t, short, func(attempt int) (time.Duration, error) {
+		v, c = k.of("v"+strconv.Itoa(attempt)), k.of("c"+strconv.Itoa(attempt))
+		start := time.Now()
+		mustSet(t, s, v, "v", short)
+		mustSet(t, s, c, "0", short)
+		if _, err := s.Get(ctx(t), v, forever); err != nil {
+			return time.Since(start), fmt.Errorf("Get with refresh %v: got %v, want the value", forever, err)
+		}
+		if !mustTake(t, s, c, 10, forever) {
+			return time.Since(start), fmt.Errorf("Take with ttl %v on a counter at 0: got false, want true", forever)
+		}
+		return time.Since(start), nil
+	})
+	time.Sleep(2 * short)
+	if got := string(mustGet(t, s, v, 0)); got != "v" {
+		t.Errorf("Get after Get with refresh %v: got %q, want %q", forever, got, "v")
+	}
+	if got := string(mustGet(t, s, c, 0)); got != "1" {
+		t.Errorf("Get after Take with ttl %v: got %q, want %q", forever, got, "1")
+	}
 }
 
 func testSetNXRace(t *testing.T, s state.Store, k keys) {
