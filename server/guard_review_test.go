@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"runtime"
@@ -45,19 +46,27 @@ func TestHTTPRebindingRefusedOnEveryRoute(t *testing.T) {
 // response (its body closes when the test ends).
 func getStream(t *testing.T, url string, headers map[string]string) *http.Response {
 	t.Helper()
+	h := map[string]string{"Accept": "text/event-stream"}
+	maps.Copy(h, headers)
+	return openGET(t, url+"/mcp", h)
+}
+
+// openGET sends a GET with headers and returns the response; its body
+// closes when the test ends.
+func openGET(t *testing.T, url string, headers map[string]string) *http.Response {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/mcp", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Accept", "text/event-stream")
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("GET /mcp: %v", err)
+		t.Fatalf("GET %s: %v", url, err)
 	}
 	t.Cleanup(func() { resp.Body.Close() })
 	return resp

@@ -187,20 +187,7 @@ func deleteSession(t *testing.T, url, id string) int {
 // closes when the test ends.
 func openSSE(t *testing.T, url string, headers map[string]string) (*http.Response, string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/sse", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("GET /sse: %v", err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
+	resp := openGET(t, url+"/sse", headers)
 	if resp.StatusCode != http.StatusOK {
 		return resp, ""
 	}

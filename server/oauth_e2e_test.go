@@ -25,16 +25,7 @@ import (
 // challenge naming the metadata; a token sees and calls only the tools its
 // scopes allow; its subject owns its session and names its log lines.
 func TestOAuthEndToEnd(t *testing.T) {
-	iss := authtest.NewIssuer(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String()
-	v, err := auth.New(t.Context(), auth.Config{Issuer: iss.URL, Audience: base + "/mcp"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	iss, ln, base, v := oauthResource(t)
 	var logs syncBuffer
 	log := testLogger(&logs, "info", "text")
 	reg, _ := tools.NewRegistry(testTools()...)
@@ -118,16 +109,7 @@ func initSession(t *testing.T, base, token string) string {
 // that may not call a step may not call it through the pipeline either:
 // the pipeline is left out of its tools/list and its call refused with 403.
 func TestOAuthCompositeNeedsStepScopes(t *testing.T) {
-	iss := authtest.NewIssuer(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + ln.Addr().String()
-	v, err := auth.New(t.Context(), auth.Config{Issuer: iss.URL, Audience: base + "/mcp"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	iss, ln, base, v := oauthResource(t)
 	all := testTools()
 	var add tools.Tool
 	for _, tl := range all {
@@ -173,6 +155,23 @@ func TestOAuthCompositeNeedsStepScopes(t *testing.T) {
 	if res := mustCall(t, ca, "outer", map[string]any{"a": 1, "b": 2}); res.IsError {
 		t.Errorf("outer with admin: %s", resultText(res))
 	}
+}
+
+// oauthResource makes a local issuer, a loopback listener, its base URL,
+// and a verifier of the issuer's tokens for base's /mcp.
+func oauthResource(t *testing.T) (*authtest.Issuer, net.Listener, string, *auth.Verifier) {
+	t.Helper()
+	iss := authtest.NewIssuer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	v, err := auth.New(t.Context(), auth.Config{Issuer: iss.URL, Audience: base + "/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return iss, ln, base, v
 }
 
 // serveOAuth serves reg over streamable HTTP on ln until the test ends,
