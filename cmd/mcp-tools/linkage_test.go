@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -65,4 +66,47 @@ var bannedPackages = []struct{ prefix, why string }{
 	{"github.com/goccy/go-yaml", "a second YAML library beside go.yaml.in/yaml/v4, which the config loader uses"},
 	{"go.opentelemetry.io/proto/otlp/", "the generated OTLP types register themselves with the protobuf runtime"},
 	{"golang.org/x/net/idna.", "a second copy of the IDNA tables beside the standard library's (golang.org/x/net/http/httpguts brought it)"},
+}
+
+// TestEarlyStackInitialisesFirst guards the order internal/earlystack
+// relies on: it must give the main goroutine its large stack before any
+// initialiser outside the runtime's own bootstrap allocates, or the stack
+// copies it exists to avoid come back (idle memory +0.5 MiB). Go orders
+// initialisers by import path, so renaming or moving the package, or
+// giving it an import, can break this.
+func TestEarlyStackInitialisesFirst(t *testing.T) {
+	cmd := exec.Command(binary, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s version: %v\n%s", binary, err, stderr.String())
+	}
+	// Lines read "init PKG @T ms, D ms clock, B bytes, A allocs".
+	const early = "github.com/mcp-tools/mcp-tools/internal/earlystack"
+	var before []string
+	found := false
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 11 || f[0] != "init" {
+			continue
+		}
+		if f[1] == early {
+			found = true
+			break
+		}
+		if f[7] != "0" { // bytes allocated: an initialiser with real work
+			before = append(before, f[1])
+		}
+	}
+	if !found {
+		t.Fatalf("no init line for %s in GODEBUG=inittrace=1 output:\n%s", early, stderr.String())
+	}
+	for _, pkg := range before {
+		// The race detector's runtime support initialises first in a -race
+		// build; it is not in the binary users run.
+		if pkg != "runtime" && !strings.HasPrefix(pkg, "internal/") && !strings.HasPrefix(pkg, "runtime/race") {
+			t.Errorf("%s initialised (and allocated) before %s", pkg, early)
+		}
+	}
 }

@@ -19,6 +19,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	// Before any other initialiser runs: fewer stack copies at start-up.
+	_ "github.com/mcp-tools/mcp-tools/internal/earlystack"
 )
 
 // defaultVersion is version when the build did not set it.
