@@ -103,7 +103,8 @@ func observeRequest(ctx context.Context, tel *telemetry.Telemetry, req mcp.CallT
 // state store cannot be reached, which a background ping checks every
 // second, so the answer costs nothing). None of them takes a
 // bearer token or touches a session; an Origin header that is not allowed
-// gets 403, as on the MCP endpoints.
+// gets 403, and so does a Host that is not loopback on a loopback
+// listener (DNS rebinding), as on the MCP endpoints.
 func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	if metrics != nil {
@@ -128,6 +129,14 @@ func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
 		io.WriteString(w, "ready\n")
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// On a loopback listener, a Host that is not loopback is a page
+		// whose name was rebound to 127.0.0.1: a same-origin GET carries
+		// no Origin, so only the Host tells. Scrapers on the machine
+		// name the address they dial, or localhost.
+		if rebinding(r) {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
 		if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, s.opts.AllowedOrigins) {
 			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
 			return

@@ -149,11 +149,14 @@ func TestOpsHandler(t *testing.T) {
 	go func() { served <- s.Serve(ln, ops) }()
 	base := "http://" + ln.Addr().String()
 
-	get := func(path, origin string) (int, string) {
+	get := func(path, origin string, host ...string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
 		if origin != "" {
 			req.Header.Set("Origin", origin)
+		}
+		if len(host) > 0 {
+			req.Host = host[0]
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -163,19 +166,29 @@ func TestOpsHandler(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	tests := []struct {
-		name, path, origin string
-		want               int
+		name, path, origin, host string
+		want                     int
 	}{
-		{"healthz", PathHealthz, "", 200},
-		{"readyz", PathReadyz, "", 200},
-		{"metrics", PathMetrics, "", 200},
-		{"foreign origin", PathMetrics, "https://evil.example", 403},
-		{"unknown path", "/mcp", "", 404},
+		{"healthz", PathHealthz, "", "", 200},
+		{"readyz", PathReadyz, "", "", 200},
+		{"metrics", PathMetrics, "", "", 200},
+		{"localhost", PathMetrics, "", "localhost:" + port, 200},
+		{"foreign origin", PathMetrics, "https://evil.example", "", 403},
+		// A page whose name was rebound to 127.0.0.1 reads its "own" origin:
+		// the browser sends no Origin on a same-origin GET, only its Host.
+		{"DNS rebinding", PathMetrics, "", "evil.example:" + port, 403},
+		{"DNS rebinding, readyz", PathReadyz, "", "evil.example:" + port, 403},
+		{"unknown path", "/mcp", "", "", 404},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got, body := get(tt.path, tt.origin); got != tt.want {
+			var host []string
+			if tt.host != "" {
+				host = []string{tt.host}
+			}
+			if got, body := get(tt.path, tt.origin, host...); got != tt.want {
 				t.Errorf("GET %s: got %d (%s), want %d", tt.path, got, body, tt.want)
 			}
 		})
