@@ -130,24 +130,13 @@ func (d defaults) all() (jsontext.Value, error) {
 
 // droppedDefaults lists the fields of struct type t (nested structs
 // included) whose jsonschema tag says default= but which have no default
-// in d.
+// in d. The fields are t's JSON members: those of embedded structs
+// included, those another field hides left out.
 func droppedDefaults(t reflect.Type, d defaults, prefix string) []string {
 	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" || !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if name == "" && f.Anonymous && derefType(f.Type).Kind() == reflect.Struct {
-			// An embedded struct's fields are the outer object's.
-			out = append(out, droppedDefaults(derefType(f.Type), d, prefix)...)
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
+	ms, _, _ := members(t)
+	for _, m := range ms {
+		f, name := m.field, m.name
 		n := d[name]
 		if hasDefaultTag(f.Tag.Get("jsonschema")) && n.value == nil {
 			out = append(out, prefix+name)

@@ -32,6 +32,16 @@
 // the model rather than the zero value. A property given as null is not
 // left out. A default that does not fit its field's type makes New fail.
 //
+// # Embedded structs
+//
+// The fields of an embedded struct (one without a name in its json tag)
+// are the outer object's, by Go's rules (those of encoding/json): of the
+// fields that have one JSON name, the one at the shallowest depth wins,
+// else the one whose json tag gives the name, and the schema publishes
+// that field. When no field wins (two at the same depth, both tagged or
+// neither), Go would fill none of them, so New refuses the type with an
+// error naming it and the JSON name.
+//
 // # Required and optional
 //
 // A field is required unless its json tag says omitempty (or omitzero):
@@ -69,6 +79,7 @@
 package typed
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -303,18 +314,32 @@ var enumerType = reflect.TypeFor[Enumer]()
 // A recursive type (one that contains itself, directly or through slices,
 // arrays, maps, pointers or other structs) is an error naming the cycle,
 // found before any schema is generated. So is a field of a type that has
-// no JSON form (chan, func, complex).
+// no JSON form (chan, func, complex), and a struct with fields of the same
+// JSON name of which none wins (see Embedded structs in the package
+// documentation).
 func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
 	if err := checkRecursion(t, nil, map[reflect.Type]bool{}); err != nil {
 		return nil, err
 	}
-	r := &jsonschema.Reflector{
+	var r *jsonschema.Reflector
+	var clash error // the first struct type with fields no JSON name can tell apart
+	r = &jsonschema.Reflector{
 		Anonymous:                 true,
 		DoNotReference:            true,
 		ExpandedStruct:            true,
 		AllowAdditionalProperties: !strict,
 		Mapper: func(t reflect.Type) *jsonschema.Schema {
 			switch t.Kind() {
+			case reflect.Struct:
+				if t == timeType || t.Implements(customSchemaType) {
+					return nil
+				}
+				s, err := flatSchema(r, t)
+				if err != nil {
+					clash = cmp.Or(clash, err)
+					return &jsonschema.Schema{}
+				}
+				return s
 			case reflect.String:
 				if t.Implements(enumerType) {
 					values := reflect.Zero(t).Interface().(Enumer).Enum()
@@ -345,6 +370,9 @@ func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
 	s, err := reflectSchema(r, t)
 	if err != nil {
 		return nil, err
+	}
+	if clash != nil {
+		return nil, clash
 	}
 	s.Version = ""
 	b, err := json.Marshal(s)
