@@ -27,10 +27,13 @@
 //
 // A default=... keyword is published in the schema and also applied: when
 // a call's arguments leave out a property that has a default (at the top
-// level, or inside a nested object the call gives), Call decodes the
-// default into the field, so the function sees what the schema promised
-// the model rather than the zero value. A property given as null is not
-// left out. A default that does not fit its field's type makes New fail.
+// level, or inside a nested object, array element or map value the call
+// gives, at any depth), Call decodes the default into the field, so the
+// function sees what the schema promised the model rather than the zero
+// value. A property given as null is not left out. A default that does not
+// fit its field's type makes New fail. As the defaults inside elements
+// multiply with them, those a call gets may add at most 4 MiB to its
+// arguments; past that the call is invalid arguments.
 //
 // # Embedded structs
 //
@@ -198,6 +201,9 @@ func (t *Tool[In, Out]) Call(ctx context.Context, args json.RawMessage) (tools.R
 	}
 	if len(t.defaults) > 0 {
 		withDefaults, err := t.defaults.apply(jsontext.Value(args))
+		if errors.Is(err, errDefaultsTooLarge) {
+			return tools.Result{}, tools.InvalidArgs("%v", err)
+		}
 		if err != nil {
 			return tools.Result{}, t.decodeError(err)
 		}
