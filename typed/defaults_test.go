@@ -288,3 +288,45 @@ func TestDefaultsGrowthBounded(t *testing.T) {
 		t.Errorf("the function ran with %d elements, want it not run", ran)
 	}
 }
+
+// FuzzDefaultsInside: whatever the arguments, Call does not panic, and when
+// the function runs, each element of lines that leaves qty out has the
+// default 1, and each that gives it has the value given.
+func FuzzDefaultsInside(f *testing.F) {
+	for _, s := range []string{
+		`{"lines":[{"sku":"a"},{"qty":3}]}`,
+		`{"lines":[{},null,[],{"qty":null}],"by_name":{"x":{}},"by_index":{"1":{},"-1":{}}}`,
+		`{"groups":[[{}],[{"qty":2}]],"nested":{"k":[{}]},"fixed":[{},{}],"inner":{"lines":[{}]}}`,
+		`{"lines":[{"qty":1,"qty":2}]}`,
+		`{"lines":{"qty":1}}`,
+	} {
+		f.Add(s)
+	}
+	var seen *Order
+	tool := typed.MustNew("order", "d", func(_ context.Context, in Order) (string, error) {
+		seen = &in
+		return "ok", nil
+	})
+	f.Fuzz(func(t *testing.T, args string) {
+		seen = nil
+		if _, err := tool.Call(context.Background(), json.RawMessage(args)); err != nil || seen == nil {
+			return
+		}
+		var m struct {
+			Lines []map[string]json.RawMessage `json:"lines"`
+		}
+		if json.Unmarshal([]byte(args), &m) != nil || len(m.Lines) != len(seen.Lines) {
+			return
+		}
+		for i, l := range m.Lines {
+			want := 1
+			if raw, ok := l["qty"]; ok {
+				want = 0
+				_ = json.Unmarshal(raw, &want)
+			}
+			if l != nil && seen.Lines[i].Qty != want {
+				t.Errorf("Call(%s): lines[%d].qty = %d, want %d", args, i, seen.Lines[i].Qty, want)
+			}
+		}
+	})
+}
