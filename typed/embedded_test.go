@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
 	"github.com/mcp-tools/mcp-tools/typed"
 )
@@ -181,5 +182,28 @@ func checkProperty(t *testing.T, raw json.RawMessage, name, want string, require
 	}
 	if got := contains(s.Required, name); got != required {
 		t.Errorf("property %q required = %v, want %v (schema %s)", name, got, required, raw)
+	}
+}
+
+type Credentials struct {
+	User  string `json:"user"`
+	Token string `json:"token" secret:"true"`
+}
+
+// TestEmbeddedSecret: a secret field of an embedded struct is a member of
+// the arguments' top level, and is hidden as such.
+func TestEmbeddedSecret(t *testing.T) {
+	tool := typed.MustNew("login", "d", func(context.Context, struct {
+		Credentials
+		Host string `json:"host"`
+	}) (string, error) {
+		return "ok", nil
+	})
+	if got := tool.Info().Secret; !reflect.DeepEqual(got, []string{"token"}) {
+		t.Errorf("Secret = %v, want [token]", got)
+	}
+	got := string(tools.Redact(json.RawMessage(`{"user":"ada","token":"s3cret","host":"h"}`), tool.Info().Secret))
+	if strings.Contains(got, "s3cret") {
+		t.Errorf("Redact = %s, want the embedded secret hidden", got)
 	}
 }

@@ -20,8 +20,8 @@
 // `json:"name"` names the field. `jsonschema:"..."` adds keywords:
 // description=..., enum=a,enum=b, default=..., minimum=, maximum=,
 // minLength=, maxLength=, pattern=, example=... (see invopop/jsonschema).
-// `secret:"true"` marks a top-level field whose value is redacted in logs
-// and approval summaries.
+// `secret:"true"` marks a top-level field (one of an embedded struct
+// included) whose value is redacted in logs and approval summaries.
 //
 // # Defaults
 //
@@ -399,18 +399,15 @@ func reflectSchema(r *jsonschema.Reflector, t reflect.Type) (s *jsonschema.Schem
 	return r.ReflectFromType(t), nil
 }
 
+// secretFields names the top-level members of struct type t marked
+// secret, those promoted from embedded structs included.
 func secretFields(t reflect.Type) []string {
 	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Tag.Get("secret") != "true" {
-			continue
+	ms, _, _ := members(t)
+	for _, m := range ms {
+		if m.field.Tag.Get("secret") == "true" {
+			out = append(out, m.name)
 		}
-		name := f.Name
-		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" && tag != "-" {
-			name = tag
-		}
-		out = append(out, name)
 	}
 	return out
 }
