@@ -330,9 +330,12 @@ func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
 	var r *jsonschema.Reflector
 	var clash error // the first struct type with fields no JSON name can tell apart
 	r = &jsonschema.Reflector{
-		Anonymous:                 true,
-		DoNotReference:            true,
-		ExpandedStruct:            true,
+		Anonymous:      true,
+		DoNotReference: true,
+		// Not ExpandedStruct: it takes the root's schema from the
+		// definitions by the type's bare name, which a nested type of the
+		// same name from another package overwrites. With DoNotReference
+		// the root schema is written out in full anyway.
 		AllowAdditionalProperties: !strict,
 		Mapper: func(t reflect.Type) *jsonschema.Schema {
 			switch t.Kind() {
