@@ -27,7 +27,9 @@ type member struct {
 // name, the one alone at the shallowest depth wins, else the one alone
 // there whose json tag gives the name; when none wins, none is a member.
 // clash is the first such name no field wins, and its fields; shared says
-// whether some name had more than one field.
+// whether some name had more than one field, or a struct field was
+// inlined by json v2's embed option (which the schema generator does not
+// know): either way the generator's view of t is not the decoder's.
 func members(t reflect.Type) (ms []member, clash []member, shared bool) {
 	type entry struct {
 		t             reflect.Type
@@ -53,7 +55,8 @@ func members(t reflect.Type) (ms []member, clash []member, shared bool) {
 			if ft.Kind() == reflect.Pointer {
 				ft = ft.Elem()
 			}
-			if name == "" && (sf.Anonymous || slices.Contains(strings.Split(opts, ","), "embed")) && ft.Kind() == reflect.Struct {
+			if embedOpt := slices.Contains(strings.Split(opts, ","), "embed"); name == "" && (sf.Anonymous || embedOpt) && ft.Kind() == reflect.Struct {
+				shared = shared || !sf.Anonymous
 				if e.visitChildren {
 					queue = append(queue, entry{ft, index, e.path + sf.Name + ".", !seen[ft]})
 				}
@@ -131,9 +134,10 @@ type schemaExtender interface {
 var schemaExtenderType = reflect.TypeFor[schemaExtender]()
 
 // flatSchema is the schema of struct type t when t has several fields of
-// one JSON name (see members): the generator, which gives the last of
-// them the name whatever Go's rules say, reflects instead a struct of only
-// the fields that are t's JSON members. It is nil when t needs no such
+// one JSON name, or a field with json v2's embed option (see members): the
+// generator, which gives the last of several fields the name whatever Go's
+// rules say, and publishes an embed field as a property, reflects instead
+// a struct of only the fields that are t's JSON members. It is nil when t needs no such
 // help, and an error when a JSON name has no field that wins.
 func flatSchema(r *jsonschema.Reflector, t reflect.Type) (*jsonschema.Schema, error) {
 	ms, clash, shared := members(t)

@@ -207,3 +207,32 @@ func TestEmbeddedSecret(t *testing.T) {
 		t.Errorf("Redact = %s, want the embedded secret hidden", got)
 	}
 }
+
+// embedOption inlines a named struct field with json v2's embed option:
+// the decoder reads its fields at the top level.
+type embedOption struct {
+	In struct {
+		A int `json:"a"`
+	} `json:",embed"`
+	B string `json:"b,omitempty"`
+}
+
+func TestEmbedOption(t *testing.T) {
+	var seen embedOption
+	tool, err := typed.New("t", "d", func(_ context.Context, in embedOption) (string, error) {
+		seen = in
+		return "ok", nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProperty(t, tool.Info().InputSchema, "a", `{"type":"integer"}`, true)
+	checkProperty(t, tool.Info().InputSchema, "In", ``, false)
+	args := json.RawMessage(`{"a":5}`)
+	if err := schema.MustCompile(tool.Info().InputSchema).Validate(args); err != nil {
+		t.Fatalf("Validate(%s) = %v", args, err)
+	}
+	if _, err := tool.Call(context.Background(), args); err != nil || seen.In.A != 5 {
+		t.Errorf("Call(%s) = %v, the function saw %+v; want In.A 5", args, err, seen)
+	}
+}

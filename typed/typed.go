@@ -37,8 +37,9 @@
 //
 // # Embedded structs
 //
-// The fields of an embedded struct (one without a name in its json tag)
-// are the outer object's, by Go's rules (those of encoding/json): of the
+// The fields of an embedded struct (one without a name in its json tag,
+// or a struct field tagged `json:",embed"`, as json v2 allows) are the
+// outer object's, by Go's rules (those of encoding/json): of the
 // fields that have one JSON name, the one at the shallowest depth wins,
 // else the one whose json tag gives the name, and the schema publishes
 // that field. When no field wins (two at the same depth, both tagged or
