@@ -20,17 +20,31 @@
 // `json:"name"` names the field. `jsonschema:"..."` adds keywords:
 // description=..., enum=a,enum=b, default=..., minimum=, maximum=,
 // minLength=, maxLength=, pattern=, example=... (see invopop/jsonschema).
-// `secret:"true"` marks a top-level field whose value is redacted in logs
-// and approval summaries.
+// `secret:"true"` marks a top-level field (one of an embedded struct
+// included) whose value is redacted in logs and approval summaries.
 //
 // # Defaults
 //
 // A default=... keyword is published in the schema and also applied: when
 // a call's arguments leave out a property that has a default (at the top
-// level, or inside a nested object the call gives), Call decodes the
-// default into the field, so the function sees what the schema promised
-// the model rather than the zero value. A property given as null is not
-// left out. A default that does not fit its field's type makes New fail.
+// level, or inside a nested object, array element or map value the call
+// gives, at any depth), Call decodes the default into the field, so the
+// function sees what the schema promised the model rather than the zero
+// value. A property given as null is not left out. A default that does not
+// fit its field's type makes New fail. As the defaults inside elements
+// multiply with them, those a call gets may add at most 4 MiB to its
+// arguments; past that the call is invalid arguments.
+//
+// # Embedded structs
+//
+// The fields of an embedded struct (one without a name in its json tag,
+// or a struct field tagged `json:",embed"`, as json v2 allows) are the
+// outer object's, by Go's rules (those of encoding/json): of the
+// fields that have one JSON name, the one at the shallowest depth wins,
+// else the one whose json tag gives the name, and the schema publishes
+// that field. When no field wins (two at the same depth, both tagged or
+// neither), Go would fill none of them, so New refuses the type with an
+// error naming it and the JSON name.
 //
 // # Required and optional
 //
@@ -69,6 +83,7 @@
 package typed
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -187,6 +202,9 @@ func (t *Tool[In, Out]) Call(ctx context.Context, args json.RawMessage) (tools.R
 	}
 	if len(t.defaults) > 0 {
 		withDefaults, err := t.defaults.apply(jsontext.Value(args))
+		if errors.Is(err, errDefaultsTooLarge) {
+			return tools.Result{}, tools.InvalidArgs("%v", err)
+		}
 		if err != nil {
 			return tools.Result{}, t.decodeError(err)
 		}
@@ -303,18 +321,35 @@ var enumerType = reflect.TypeFor[Enumer]()
 // A recursive type (one that contains itself, directly or through slices,
 // arrays, maps, pointers or other structs) is an error naming the cycle,
 // found before any schema is generated. So is a field of a type that has
-// no JSON form (chan, func, complex).
+// no JSON form (chan, func, complex), and a struct with fields of the same
+// JSON name of which none wins (see Embedded structs in the package
+// documentation).
 func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
 	if err := checkRecursion(t, nil, map[reflect.Type]bool{}); err != nil {
 		return nil, err
 	}
-	r := &jsonschema.Reflector{
-		Anonymous:                 true,
-		DoNotReference:            true,
-		ExpandedStruct:            true,
+	var r *jsonschema.Reflector
+	var clash error // the first struct type with fields no JSON name can tell apart
+	r = &jsonschema.Reflector{
+		Anonymous:      true,
+		DoNotReference: true,
+		// Not ExpandedStruct: it takes the root's schema from the
+		// definitions by the type's bare name, which a nested type of the
+		// same name from another package overwrites. With DoNotReference
+		// the root schema is written out in full anyway.
 		AllowAdditionalProperties: !strict,
 		Mapper: func(t reflect.Type) *jsonschema.Schema {
 			switch t.Kind() {
+			case reflect.Struct:
+				if t == timeType || t.Implements(customSchemaType) {
+					return nil
+				}
+				s, err := flatSchema(r, t)
+				if err != nil {
+					clash = cmp.Or(clash, err)
+					return &jsonschema.Schema{}
+				}
+				return s
 			case reflect.String:
 				if t.Implements(enumerType) {
 					values := reflect.Zero(t).Interface().(Enumer).Enum()
@@ -346,6 +381,9 @@ func Schema(t reflect.Type, strict bool) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	if clash != nil {
+		return nil, clash
+	}
 	s.Version = ""
 	b, err := json.Marshal(s)
 	if err != nil {
@@ -365,18 +403,15 @@ func reflectSchema(r *jsonschema.Reflector, t reflect.Type) (s *jsonschema.Schem
 	return r.ReflectFromType(t), nil
 }
 
+// secretFields names the top-level members of struct type t marked
+// secret, those promoted from embedded structs included.
 func secretFields(t reflect.Type) []string {
 	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Tag.Get("secret") != "true" {
-			continue
+	ms, _, _ := members(t)
+	for _, m := range ms {
+		if m.field.Tag.Get("secret") == "true" {
+			out = append(out, m.name)
 		}
-		name := f.Name
-		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" && tag != "-" {
-			name = tag
-		}
-		out = append(out, name)
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -803,4 +804,27 @@ func FuzzCallDecodesExactNames(f *testing.F) {
 			t.Errorf("Call(%s) gave units %q, want %q (the exact name's value)", args, got.Units, want)
 		}
 	})
+}
+
+// Cookie has the name of a type it holds (http.Cookie): its schema is its
+// own all the same.
+type Cookie struct {
+	Jar  http.Cookie `json:"jar"`
+	Mine string      `json:"mine"`
+}
+
+func TestSchemaOfTypeNamedLikeAFieldType(t *testing.T) {
+	tool, err := typed.New("t", "d", func(_ context.Context, in Cookie) (string, error) { return in.Mine, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(tool.Info().InputSchema, &s); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Properties["mine"]; !ok || len(s.Properties) != 2 {
+		t.Errorf("input schema %.200s..., want the properties jar and mine", tool.Info().InputSchema)
+	}
 }
