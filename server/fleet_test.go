@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -89,23 +90,132 @@ func startFleet(t *testing.T, n int, st state.Store, opts server.Options) *fleet
 		t.Cleanup(stop)
 		f.servers, f.replicas, f.stops = append(f.servers, srv), append(f.replicas, u), append(f.stops, stop)
 	}
-	targets := make([]*url.URL, n)
-	for i, r := range f.replicas {
+	f.front = balancer(t, f.replicas, nil)
+	return f
+}
+
+// balancer starts a round-robin proxy in front of replicas, with no
+// stickiness, and returns its URL. outBody, when not nil, wraps the body
+// of each request on its way to a replica.
+func balancer(t *testing.T, replicas []string, outBody func(io.ReadCloser) io.ReadCloser) string {
+	t.Helper()
+	targets := make([]*url.URL, len(replicas))
+	for i, r := range replicas {
 		targets[i], _ = url.Parse(r)
 	}
 	var next atomic.Int64
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(targets[int(next.Add(1)-1)%n])
+			r.SetURL(targets[int(next.Add(1)-1)%len(targets)])
+			if outBody != nil && r.Out.Body != nil {
+				r.Out.Body = outBody(r.Out.Body)
+			}
 		},
 		FlushInterval: -1,
 	}
+	// The body is read whole before it goes on, as nginx does
+	// (proxy_request_buffering on): net/http's server closes a request's
+	// body once the handler starts its response, and a replica may answer
+	// before the proxy's transport is done reading it; that transport then
+	// fails the request and closes the connection the answer streams on
+	// (TestFleetBalancerKeepsAnEarlyStream).
+	buffered := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		proxy.ServeHTTP(w, r)
+	})
 	ln := listen(t)
-	hs := &http.Server{Handler: proxy}
+	hs := &http.Server{Handler: buffered}
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
-	f.front = "http://" + ln.Addr().String()
-	return f
+	return "http://" + ln.Addr().String()
+}
+
+// lateReader holds back the read that follows the end of a body until
+// release is closed, as a busy proxy's transport may (net/http reads a
+// request body once more, after its Content-Length, to check that it
+// ends there), and records that read's error in err before closing done.
+type lateReader struct {
+	io.ReadCloser
+	size    int64 // the body's length
+	read    int64
+	release <-chan struct{}
+	done    chan struct{}
+	err     error
+}
+
+func (r *lateReader) Read(p []byte) (int, error) {
+	if r.read >= r.size {
+		<-r.release
+		n, err := r.ReadCloser.Read(p)
+		if err != io.EOF {
+			r.err = err
+		}
+		close(r.done)
+		return n, err
+	}
+	n, err := r.ReadCloser.Read(p)
+	r.read += int64(n)
+	return n, err
+}
+
+// The balancer must carry a replica's stream to the end even when the
+// replica answers before the balancer's transport is done with the
+// request's body: a replica answers a tools/call that asks for approval
+// with an SSE stream at once. Go's HTTP/1 server drains and closes a
+// request's body when the handler starts its response (golang/go#15527,
+// #40747); a transport still reading it then fails the write of the
+// request and closes the connection the replica's answer comes on, and
+// the client reads "unexpected EOF" ("transport error: unexpected nil
+// response" in mcp-go's client).
+func TestFleetBalancerKeepsAnEarlyStream(t *testing.T) {
+	headersOut := make(chan struct{})
+	var release sync.Once
+	defer release.Do(func() { close(headersOut) })
+	var late atomic.Pointer[lateReader]
+	replica := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: first\n\n")
+		w.(http.Flusher).Flush()
+		// The rest of the stream, once the balancer is done with the body.
+		select {
+		case <-late.Load().done:
+		case <-time.After(10 * time.Second):
+		}
+		fmt.Fprint(w, "data: last\n\n")
+	})}
+	ln := listen(t)
+	go replica.Serve(ln)
+	t.Cleanup(func() { replica.Close() })
+	const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send"}}`
+	front := balancer(t, []string{"http://" + ln.Addr().String()}, func(b io.ReadCloser) io.ReadCloser {
+		lr := &lateReader{ReadCloser: b, size: int64(len(body)), release: headersOut, done: make(chan struct{})}
+		late.Store(lr)
+		return lr
+	})
+	req, _ := http.NewRequest(http.MethodPost, front+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	release.Do(func() { close(headersOut) }) // the client has the response's head: the balancer wrote it
+	got, err := io.ReadAll(resp.Body)
+	if err != nil || !strings.Contains(string(got), "data: last") {
+		why := "never made"
+		select {
+		case <-late.Load().done:
+			why = fmt.Sprint(late.Load().err)
+		case <-time.After(10 * time.Second):
+		}
+		t.Errorf("stream through the balancer = %q, %v (the balancer's late read of the request body: %s); want it whole", got, err, why)
+	}
 }
 
 // session is a raw 2025-06-18 streamable HTTP session, to address each
