@@ -78,6 +78,17 @@ func TestMerge(t *testing.T) {
   },
   "alpha": 1
 }`},
+		{name: "numbers kept as written", client: "claude-desktop", in: `{"big": 1e400, "neg": -0, "long": 123456789012345678901234567890, "mcpServers": {}}`,
+			want: `{"big": 1e400, "neg": -0, "long": 123456789012345678901234567890, "mcpServers": {
+  "mcp-tools": {
+    "command": "/opt/bin/mcp-tools",
+    "args": [
+      "serve",
+      "--root",
+      "/home/u/notes"
+    ]
+  }
+}}`},
 		{name: "replaces its own entry only", client: "windsurf", in: `{"mcpServers": {"mcp-tools": {"command": "old"}, "other": {"command": "o"}}}`,
 			want: `{"mcpServers": {"mcp-tools": {"command":"/opt/bin/mcp-tools","args":["serve","--root","/home/u/notes"]}, "other": {"command": "o"}}}`, replace: true},
 		{name: "empty servers", client: "claude-code", in: `{"numStartups": 3, "mcpServers": {}}`,
@@ -234,7 +245,7 @@ func TestWriteFile(t *testing.T) {
 // FuzzMerge checks that Merge never panics, and that whatever it accepts
 // comes out parseable, with the entry, and with every other entry kept.
 func FuzzMerge(f *testing.F) {
-	for _, s := range []string{"", "{}", `{"mcpServers": {"a": {"command": "x"}}}`, "// c\n{\"servers\": {\"a\": 1,},}", `{"servers": {}}`, "[", `{"a": [1, {"b": null}]}`, `{"mcpServers": {"mcp-tools": 1, "mcp-tools": 2}}`} {
+	for _, s := range []string{"", "{}", `{"mcpServers": {"a": {"command": "x"}}}`, "// c\n{\"servers\": {\"a\": 1,},}", `{"servers": {}}`, "[", `{"a": [1, {"b": null}]}`, `{"mcpServers": {"mcp-tools": 1, "mcp-tools": 2}}`, `{"n": [1e400, -0, 1E+2, 0.5e-9999]}`} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -242,6 +253,14 @@ func FuzzMerge(f *testing.F) {
 		c := mustClient(t, "cursor")
 		if vscode {
 			c = mustClient(t, "vscode")
+		}
+		// A strict JSON client's file is refused exactly when encoding/json
+		// finds it invalid (a BOM aside, which the clients' editors write).
+		if !c.JSONC {
+			trimmed := strings.TrimPrefix(in, "\xef\xbb\xbf")
+			if _, err := Entries(c, []byte(in)); (err == nil) != json.Valid([]byte(trimmed)) && strings.TrimSpace(trimmed) != "" {
+				t.Fatalf("Entries(%q) = %v, but json.Valid = %v", in, err, json.Valid([]byte(trimmed)))
+			}
 		}
 		out, _, err := Merge(c, []byte(in), "mcp-tools", entry)
 		if err != nil {
