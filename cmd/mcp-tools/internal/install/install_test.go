@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -89,6 +90,12 @@ func TestMerge(t *testing.T) {
     ]
   }
 }}`},
+		{name: "CRLF file stays CRLF", client: "claude-desktop", in: "{\r\n  \"mcpServers\": {\r\n    \"a\": {\"command\": \"x\"}\r\n  }\r\n}\r\n",
+			want: "{\r\n  \"mcpServers\": {\r\n    \"a\": {\"command\": \"x\"},\r\n    \"mcp-tools\": {\r\n      \"command\": \"/opt/bin/mcp-tools\",\r\n" +
+				"      \"args\": [\r\n        \"serve\",\r\n        \"--root\",\r\n        \"/home/u/notes\"\r\n      ]\r\n    }\r\n  }\r\n}\r\n"},
+		{name: "CRLF file without servers stays CRLF", client: "vscode", in: "{\r\n\t\"inputs\": [],\r\n}\r\n",
+			want: "{\r\n\t\"inputs\": [],\r\n\t\"servers\": {\r\n\t\t\"mcp-tools\": {\r\n\t\t\t\"type\": \"stdio\",\r\n\t\t\t\"command\": \"/opt/bin/mcp-tools\",\r\n" +
+				"\t\t\t\"args\": [\r\n\t\t\t\t\"serve\",\r\n\t\t\t\t\"--root\",\r\n\t\t\t\t\"/home/u/notes\"\r\n\t\t\t]\r\n\t\t}\r\n\t},\r\n}\r\n"},
 		{name: "replaces its own entry only", client: "windsurf", in: `{"mcpServers": {"mcp-tools": {"command": "old"}, "other": {"command": "o"}}}`,
 			want: `{"mcpServers": {"mcp-tools": {"command":"/opt/bin/mcp-tools","args":["serve","--root","/home/u/notes"]}, "other": {"command": "o"}}}`, replace: true},
 		{name: "empty servers", client: "claude-code", in: `{"numStartups": 3, "mcpServers": {}}`,
@@ -245,7 +252,7 @@ func TestWriteFile(t *testing.T) {
 // FuzzMerge checks that Merge never panics, and that whatever it accepts
 // comes out parseable, with the entry, and with every other entry kept.
 func FuzzMerge(f *testing.F) {
-	for _, s := range []string{"", "{}", `{"mcpServers": {"a": {"command": "x"}}}`, "// c\n{\"servers\": {\"a\": 1,},}", `{"servers": {}}`, "[", `{"a": [1, {"b": null}]}`, `{"mcpServers": {"mcp-tools": 1, "mcp-tools": 2}}`, `{"n": [1e400, -0, 1E+2, 0.5e-9999]}`} {
+	for _, s := range []string{"", "{}", `{"mcpServers": {"a": {"command": "x"}}}`, "// c\n{\"servers\": {\"a\": 1,},}", `{"servers": {}}`, "[", `{"a": [1, {"b": null}]}`, `{"mcpServers": {"mcp-tools": 1, "mcp-tools": 2}}`, `{"n": [1e400, -0, 1E+2, 0.5e-9999]}`, "{\r\n}", "{\"servers\": {\r\n  \"a\": 1\r\n}}"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -282,6 +289,10 @@ func FuzzMerge(f *testing.F) {
 			if !have[n] {
 				t.Fatalf("entry %q lost:\nin:  %q\nout: %q", n, in, out)
 			}
+		}
+		// A file whose lines all end in CRLF keeps CRLF line ends.
+		if bareLF := regexp.MustCompile(`(^|[^\r])\n`); strings.Contains(in, "\r\n") && !bareLF.MatchString(in) && bareLF.Match(out) {
+			t.Fatalf("a CRLF file got LF line ends:\nin:  %q\nout: %q", in, out)
 		}
 		if !c.JSONC && !json.Valid(out) {
 			t.Fatalf("strict JSON client got invalid JSON: %q", out)

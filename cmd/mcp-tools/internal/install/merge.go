@@ -38,7 +38,8 @@ func Merge(c Client, content []byte, name string, e Entry) (out []byte, replaced
 		if err != nil {
 			return nil, false, err
 		}
-		return append(b, '\n'), false, nil
+		p := &parser{src: content}
+		return p.eol(append(b, '\n')), false, nil
 	}
 	p := &parser{src: content, jsonc: c.JSONC}
 	doc, err := p.document()
@@ -69,7 +70,7 @@ func Merge(c Client, content []byte, name string, e Entry) (out []byte, replaced
 			return nil, false, err
 		}
 		if old := sv.member(name); old != nil {
-			out = splice(content, old.value.start, old.value.end, b.Bytes())
+			out = splice(content, old.value.start, old.value.end, p.eol(b.Bytes()))
 			replaced = true
 		} else {
 			out = p.insert(sv, name, b.Bytes(), unit)
@@ -122,14 +123,24 @@ func (p *parser) insert(obj *value, key string, val []byte, unit string) []byte 
 	member := "\n" + p.memberIndent(obj, unit) + string(k) + ": " + string(val)
 	if len(obj.members) == 0 {
 		// {} or { /* a comment */ }: the member goes right after the brace.
-		return splice(p.src, obj.start+1, obj.start+1, []byte(member+"\n"+p.lineIndent(obj)))
+		return splice(p.src, obj.start+1, obj.start+1, p.eol([]byte(member+"\n"+p.lineIndent(obj))))
 	}
 	if obj.trailingComma >= 0 {
 		// A JSONC trailing comma: the new member goes after it, with one.
-		return splice(p.src, obj.trailingComma+1, obj.trailingComma+1, []byte(member+","))
+		return splice(p.src, obj.trailingComma+1, obj.trailingComma+1, p.eol([]byte(member+",")))
 	}
 	at := obj.members[len(obj.members)-1].value.end
-	return splice(p.src, at, at, []byte(","+member))
+	return splice(p.src, at, at, p.eol([]byte(","+member)))
+}
+
+// eol gives the new bytes b the file's line ends: CRLF when its first line
+// ends in CRLF (a file saved on Windows), else LF. The bytes come from
+// encoding/json, whose strings never hold a raw newline.
+func (p *parser) eol(b []byte) []byte {
+	if i := bytes.IndexByte(p.src, '\n'); i > 0 && p.src[i-1] == '\r' {
+		return bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n"))
+	}
+	return b
 }
 
 // lineIndent is the whitespace that starts the line v starts on.
