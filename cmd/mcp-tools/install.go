@@ -22,7 +22,8 @@ The entry runs this binary (by its absolute path) as "serve" with the flags
 after --; --root and --config are made absolute. The file is edited in place:
 other servers, settings and (for VS Code) comments are kept, the old file is
 copied to FILE.bak, and a file that cannot be parsed is left alone. An entry
-of the same name is replaced. Restart the client afterwards.
+of the same name gets the new command and args, and keeps its env and other
+settings. Restart the client afterwards.
 
 Examples:
   mcp-tools install --list

@@ -1,12 +1,14 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -97,7 +99,59 @@ func TestMerge(t *testing.T) {
 			want: "{\r\n\t\"inputs\": [],\r\n\t\"servers\": {\r\n\t\t\"mcp-tools\": {\r\n\t\t\t\"type\": \"stdio\",\r\n\t\t\t\"command\": \"/opt/bin/mcp-tools\",\r\n" +
 				"\t\t\t\"args\": [\r\n\t\t\t\t\"serve\",\r\n\t\t\t\t\"--root\",\r\n\t\t\t\t\"/home/u/notes\"\r\n\t\t\t]\r\n\t\t}\r\n\t},\r\n}\r\n"},
 		{name: "replaces its own entry only", client: "windsurf", in: `{"mcpServers": {"mcp-tools": {"command": "old"}, "other": {"command": "o"}}}`,
-			want: `{"mcpServers": {"mcp-tools": {"command":"/opt/bin/mcp-tools","args":["serve","--root","/home/u/notes"]}, "other": {"command": "o"}}}`, replace: true},
+			want: `{"mcpServers": {"mcp-tools": {"command": "/opt/bin/mcp-tools", "args": ["serve","--root","/home/u/notes"]}, "other": {"command": "o"}}}`, replace: true},
+		{name: "update keeps the entry's env", client: "claude-desktop", in: `{
+  "mcpServers": {
+    "mcp-tools": {
+      "command": "/old/mcp-tools",
+      "args": ["serve", "--state", "redis://:${REDIS_PASSWORD}@db:6379/0"],
+      "env": {"REDIS_PASSWORD": "s3cret"},
+      "disabled": false
+    }
+  }
+}
+`, want: `{
+  "mcpServers": {
+    "mcp-tools": {
+      "command": "/opt/bin/mcp-tools",
+      "args": [
+        "serve",
+        "--root",
+        "/home/u/notes"
+      ],
+      "env": {"REDIS_PASSWORD": "s3cret"},
+      "disabled": false
+    }
+  }
+}
+`, replace: true},
+		{name: "VS Code update keeps env and comments, adds type", client: "vscode", in: `{
+	"servers": {
+		"mcp-tools": {
+			// mine
+			"command": "/old/mcp-tools", /* old path */
+			"env": {"A": "1",},
+		},
+	},
+}
+`, want: `{
+	"servers": {
+		"mcp-tools": {
+			// mine
+			"command": "/opt/bin/mcp-tools", /* old path */
+			"env": {"A": "1",},
+			"type": "stdio",
+			"args": [
+				"serve",
+				"--root",
+				"/home/u/notes"
+			],
+		},
+	},
+}
+`, replace: true},
+		{name: "an HTTP entry of the name is replaced whole", client: "cursor", in: `{"mcpServers": {"mcp-tools": {"url": "http://localhost:8080/mcp"}}}`,
+			want: `{"mcpServers": {"mcp-tools": {"command":"/opt/bin/mcp-tools","args":["serve","--root","/home/u/notes"]}}}`, replace: true},
 		{name: "empty servers", client: "claude-code", in: `{"numStartups": 3, "mcpServers": {}}`,
 			want: `{"numStartups": 3, "mcpServers": {
   "mcp-tools": {
@@ -252,7 +306,7 @@ func TestWriteFile(t *testing.T) {
 // FuzzMerge checks that Merge never panics, and that whatever it accepts
 // comes out parseable, with the entry, and with every other entry kept.
 func FuzzMerge(f *testing.F) {
-	for _, s := range []string{"", "{}", `{"mcpServers": {"a": {"command": "x"}}}`, "// c\n{\"servers\": {\"a\": 1,},}", `{"servers": {}}`, "[", `{"a": [1, {"b": null}]}`, `{"mcpServers": {"mcp-tools": 1, "mcp-tools": 2}}`, `{"n": [1e400, -0, 1E+2, 0.5e-9999]}`, "{\r\n}", "{\"servers\": {\r\n  \"a\": 1\r\n}}"} {
+	for _, s := range []string{"", "{}", `{"mcpServers": {"a": {"command": "x"}}}`, "// c\n{\"servers\": {\"a\": 1,},}", `{"servers": {}}`, "[", `{"a": [1, {"b": null}]}`, `{"mcpServers": {"mcp-tools": 1, "mcp-tools": 2}}`, `{"n": [1e400, -0, 1E+2, 0.5e-9999]}`, `{"mcpServers": {"mcp-tools": {"command": "x", "env": {"A": "b"}}}}`, "{\"servers\": {\"mcp-tools\": {\"command\": \"x\", /* c */ \"args\": [],},}}", "{\r\n}", "{\"servers\": {\r\n  \"a\": 1\r\n}}"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -296,6 +350,20 @@ func FuzzMerge(f *testing.F) {
 		}
 		if !c.JSONC && !json.Valid(out) {
 			t.Fatalf("strict JSON client got invalid JSON: %q", out)
+		}
+		// What a JSON reader (last duplicate wins) sees is the new entry.
+		if !c.JSONC {
+			var top, servers, got map[string]json.RawMessage
+			var command string
+			var args []string
+			json.Unmarshal(bytes.TrimPrefix(out, []byte("\xef\xbb\xbf")), &top)
+			json.Unmarshal(top[c.Key], &servers)
+			json.Unmarshal(servers["mcp-tools"], &got)
+			json.Unmarshal(got["command"], &command)
+			json.Unmarshal(got["args"], &args)
+			if command != entry.Command || !slices.Equal(args, entry.Args) {
+				t.Fatalf("entry read back as %q %q:\nin:  %q\nout: %q", command, args, in, out)
+			}
 		}
 	})
 }

@@ -20,7 +20,10 @@ var ErrParse = errors.New("cannot parse the file")
 
 // Merge returns content with the server entry name set to e in the
 // client's servers object, and whether an entry of that name was replaced.
-// Everything else is kept byte for byte. Empty content (a file that does
+// An existing stdio entry of that name (an object with a command) gets e's
+// command and args (and type), and keeps its other members, such as env;
+// any other value of that name is replaced whole. Everything else is kept
+// byte for byte. Empty content (a file that does
 // not exist yet) gives a new file. Content that is not a JSON object (or,
 // for a JSONC client, JSON with comments and trailing commas), or whose
 // servers key is not an object, is refused with an error wrapping ErrParse.
@@ -69,7 +72,14 @@ func Merge(c Client, content []byte, name string, e Entry) (out []byte, replaced
 		} else if err := json.Indent(&b, entry, p.memberIndent(sv, unit), unit); err != nil {
 			return nil, false, err
 		}
-		if old := sv.member(name); old != nil {
+		if old := sv.member(name); old != nil && old.value.kind == '{' && old.value.member("command") != nil {
+			// A stdio entry: update what install writes, keep the rest
+			// (env, disabled...) the user set.
+			if out, err = c.update(p, name, e, unit); err != nil {
+				return nil, false, err
+			}
+			replaced = true
+		} else if old != nil {
 			out = splice(content, old.value.start, old.value.end, p.eol(b.Bytes()))
 			replaced = true
 		} else {
@@ -108,6 +118,60 @@ func Entries(c Client, content []byte) ([]string, error) {
 		out = append(out, m.key)
 	}
 	return out, nil
+}
+
+// update sets the members install writes (type for a typed client,
+// command, args) in the existing object entry name of p's servers object,
+// and keeps its other members as they are.
+func (c Client) update(p *parser, name string, e Entry, unit string) ([]byte, error) {
+	args := e.Args
+	if args == nil {
+		args = []string{}
+	}
+	type field struct {
+		key string
+		val any
+	}
+	fields := []field{{"command", e.Command}, {"args", args}}
+	if c.Typed {
+		fields = append([]field{{"type", "stdio"}}, fields...)
+	}
+	src := p.src
+	for _, f := range fields {
+		q := &parser{src: src, jsonc: c.JSONC}
+		root, err := q.document()
+		if err != nil {
+			return nil, fmt.Errorf("install: the merged file does not parse (%v); nothing was written", err)
+		}
+		obj := &root.member(c.Key).value.member(name).value
+		v, err := json.Marshal(f.val)
+		if err != nil {
+			return nil, err
+		}
+		_, own := q.ownLine(obj)
+		var b bytes.Buffer
+		if own {
+			if err := json.Indent(&b, v, q.memberIndent(obj, unit), unit); err != nil {
+				return nil, err
+			}
+		} else {
+			b.Write(v)
+		}
+		k, _ := json.Marshal(f.key)
+		switch m := obj.member(f.key); {
+		case m != nil:
+			src = splice(src, m.value.start, m.value.end, q.eol(b.Bytes()))
+		case own:
+			src = q.insert(obj, f.key, b.Bytes(), unit)
+		case obj.trailingComma >= 0:
+			// A compact entry gets the member on its line.
+			src = splice(src, obj.trailingComma+1, obj.trailingComma+1, []byte(" "+string(k)+": "+b.String()+","))
+		default:
+			at := obj.members[len(obj.members)-1].value.end
+			src = splice(src, at, at, []byte(", "+string(k)+": "+b.String()))
+		}
+	}
+	return src, nil
 }
 
 func splice(src []byte, start, end int, with []byte) []byte {
