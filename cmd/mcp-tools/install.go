@@ -72,7 +72,13 @@ func installCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		fmt.Fprintf(stderr, "mcp-tools install: warning: %s is a temporary go run build; install a lasting binary first (go install github.com/mcp-tools/mcp-tools/cmd/mcp-tools@latest) and run its install\n", exe)
+		// go run deletes the binary when it exits: an entry naming it
+		// would never start.
+		msg := fmt.Sprintf("%s is a temporary go run build; install a lasting binary first (go install github.com/mcp-tools/mcp-tools/cmd/mcp-tools@latest) and run its install", exe)
+		if !*dryRun {
+			return badConfig(errors.New(msg + "; nothing was written"))
+		}
+		fmt.Fprintf(stderr, "mcp-tools install: warning: %s\n", msg)
 	}
 	entry := install.Entry{Command: exe, Args: append([]string{"serve"}, serveArgs...)}
 	r, err := install.Write(client, *name, entry, *dryRun)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -175,5 +176,35 @@ func TestInstall(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInstallRefusesGoRunBuild: a binary that go run built lives in a
+// temporary folder deleted when go run exits, so an entry naming it would
+// stop working at once: install refuses to write it.
+func TestInstallRefusesGoRunBuild(t *testing.T) {
+	home, env := tempHome(t)
+	exe := filepath.Join(t.TempDir(), "go-build1234567", "b001", "exe", filepath.Base(binary))
+	os.MkdirAll(filepath.Dir(exe), 0o755)
+	if err := os.Link(binary, exe); err != nil {
+		b, err := os.ReadFile(binary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(exe, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(exe, "install", "cursor")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Errorf("install from a go run build succeeded: %s", out)
+	}
+	if !strings.Contains(string(out), "temporary go run build") {
+		t.Errorf("output %q does not say why", out)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cursor", "mcp.json")); !os.IsNotExist(err) {
+		t.Errorf("the entry was written anyway: %v", err)
 	}
 }
