@@ -19,9 +19,9 @@ const installUsage = `Usage: mcp-tools install CLIENT [--name NAME] [--dry-run] 
 Add mcp-tools to an MCP client's configuration, so that the client starts it
 over stdio. CLIENT is claude-desktop, claude-code, cursor, vscode or windsurf.
 The entry runs this binary (by its absolute path) as "serve" with the flags
-after --; --root and --config are made absolute. The file is edited in place:
-other servers, settings and (for VS Code) comments are kept, the old file is
-copied to FILE.bak, and a file that cannot be parsed is left alone. An entry
+after --; --root, --config and --state-key-file are made absolute. The file
+is edited in place: other servers, settings and (for VS Code) comments are
+kept, the old file is copied to FILE.bak, and a file that cannot be parsed is left alone. An entry
 of the same name gets the new command and args, and keeps its env and other
 settings. Restart the client afterwards.
 
@@ -123,8 +123,8 @@ func listClients(stdout io.Writer) error {
 }
 
 // absServeArgs checks the serve flags as serve would parse them, and makes
-// the paths of --root and --config absolute: the client starts the server
-// from a folder of its own choosing.
+// the paths of --root, --config and --state-key-file absolute: the client
+// starts the server from a folder of its own choosing.
 func absServeArgs(args []string) ([]string, error) {
 	var c setup
 	fs := newFlagSet("serve", serveUsage)
@@ -142,7 +142,7 @@ func absServeArgs(args []string) ([]string, error) {
 	out := slices.Clone(args)
 	for i := 0; i < len(out); i++ {
 		flagName, val, hasVal := strings.Cut(strings.TrimLeft(out[i], "-"), "=")
-		if !strings.HasPrefix(out[i], "-") || (flagName != "root" && flagName != "config") {
+		if !strings.HasPrefix(out[i], "-") || (flagName != "root" && flagName != "config" && flagName != "state-key-file") {
 			continue
 		}
 		at := i
@@ -159,7 +159,7 @@ func absServeArgs(args []string) ([]string, error) {
 				return nil, usagef("--root %s: not a folder", abs)
 			}
 		} else if _, err := os.Stat(abs); err != nil {
-			return nil, usagef("--config: %v", err)
+			return nil, usagef("--%s: %v", flagName, err)
 		}
 		if hasVal {
 			out[at] = "--" + flagName + "=" + abs

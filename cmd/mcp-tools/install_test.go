@@ -110,6 +110,10 @@ func TestInstallClaudeDesktopWalkthrough(t *testing.T) {
 }
 
 func TestInstall(t *testing.T) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name       string
 		existing   map[string]string // path under home → content
@@ -127,6 +131,9 @@ func TestInstall(t *testing.T) {
 		{name: "update keeps the entry's env", existing: map[string]string{".cursor/mcp.json": `{"mcpServers": {"mcp-tools": {"command": "/old/mcp-tools", "args": ["serve"], "env": {"MCP_TOOLS_STATE_KEY": "k"}}}}`},
 			args: []string{"install", "cursor", "--", "--builtins", "calculator"}, wantStdout: `Replaced "mcp-tools"`, wantFile: ".cursor/mcp.json",
 			wantIn: []string{`"env": {"MCP_TOOLS_STATE_KEY": "k"}`, `"calculator"]`}},
+		{name: "state key file made absolute", args: []string{"install", "cursor", "--", "--state-key-file", "install_test.go", "--config=testdata/../install_test.go"},
+			wantFile: ".cursor/mcp.json", wantIn: []string{jsonString(filepath.Join(cwd, "install_test.go")) + ",", jsonString("--config=" + filepath.Join(cwd, "install_test.go"))}},
+		{name: "state key file missing", args: []string{"install", "cursor", "--", "--state-key-file", "no-such-key"}, wantCode: 2, wantStderr: "--state-key-file: "},
 		{name: "cursor, new file", args: []string{"install", "cursor"}, wantFile: ".cursor/mcp.json", wantIn: []string{`"mcpServers": {`, `"serve"`}},
 		{name: "windsurf", args: []string{"install", "windsurf", "--", "--builtins", "calculator"}, wantFile: ".codeium/windsurf/mcp_config.json", wantIn: []string{`"--builtins",`, `"calculator"`}},
 		{name: "vscode keeps comments", existing: map[string]string{".config/Code/User/mcp.json": "{\n  // mine\n  \"servers\": {},\n}\n"},
@@ -207,4 +214,9 @@ func TestInstallRefusesGoRunBuild(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, ".cursor", "mcp.json")); !os.IsNotExist(err) {
 		t.Errorf("the entry was written anyway: %v", err)
 	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
