@@ -39,14 +39,12 @@ func Write(c Client, name string, e Entry, dryRun bool) (Result, error) {
 
 // WriteFile is Write on the file at path.
 //
-// A symlink is followed: the file it names is the one changed (and
-// r.Path says so), so a dotfiles link stays a link. A file without write
+// A symlink is followed, even to a file not made yet: the file it names is
+// the one changed (and r.Path says so), so a dotfiles link stays a link. A file without write
 // permission is refused, not replaced. The backup never overwrites an
 // earlier one: FILE.bak, then FILE.bak.1, FILE.bak.2...
 func WriteFile(c Client, path, name string, e Entry, dryRun bool) (Result, error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
+	path = resolve(path)
 	r := Result{Path: path}
 	old, mode, err := readFile(path)
 	switch {
@@ -77,6 +75,34 @@ func WriteFile(c Client, path, name string, e Entry, dryRun bool) (Result, error
 		return r, err
 	}
 	return r, nil
+}
+
+// resolve follows the symlinks of path, the last one too when the file it
+// names does not exist yet, so that the file a link names is the one
+// written and the link stays a link.
+func resolve(path string) string {
+	for range 40 {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return real
+		}
+		st, err := os.Lstat(path)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			return path
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(target) {
+			dir := filepath.Dir(path)
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			target = filepath.Join(dir, target)
+		}
+		path = target
+	}
+	return path
 }
 
 // freeName returns name, or name.1, name.2... the first that does not

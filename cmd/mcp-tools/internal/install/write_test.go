@@ -66,3 +66,26 @@ func TestWriteRefusesReadOnly(t *testing.T) {
 		t.Errorf("file changed: %s", b)
 	}
 }
+
+// TestWriteFollowsDanglingSymlink: a config file that is a link to a file
+// not made yet (a dotfiles repository set up before the client ran) stays
+// a link, and the file it names is created.
+func TestWriteFollowsDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles", "cursor", "mcp.json")
+	link := filepath.Join(dir, "home", ".cursor", "mcp.json")
+	os.MkdirAll(filepath.Dir(link), 0o700)
+	if err := os.Symlink(filepath.Join("..", "..", "dotfiles", "cursor", "mcp.json"), link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	r, err := WriteFile(mustClient(t, "cursor"), link, "mcp-tools", entry, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file (%v)", err)
+	}
+	if b, _ := os.ReadFile(target); !strings.Contains(string(b), "mcp-tools") || r.Path != target || !r.Created {
+		t.Errorf("target = %q, result %+v; want the entry created in %s", b, r, target)
+	}
+}
