@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -100,8 +101,36 @@ func installCmd(args []string, stdout, stderr io.Writer) error {
 	if r.Backup != "" {
 		fmt.Fprintf(stdout, "The file as it was is in %s.\n", r.Backup)
 	}
-	fmt.Fprintf(stdout, "It runs: %s\nRestart %s to start it.\n", strings.Join(append([]string{exe}, entry.Args...), " "), client.Title)
+	fmt.Fprintf(stdout, "It runs: %s\nRestart %s to start it.\n", strings.Join(append([]string{exe}, hidePasswords(entry.Args)...), " "), client.Title)
 	return nil
+}
+
+// hidePasswords returns args with the password of the --state URL hidden,
+// for printing.
+func hidePasswords(args []string) []string {
+	out := slices.Clone(args)
+	for i := range out {
+		flagName, val, hasVal := strings.Cut(strings.TrimLeft(out[i], "-"), "=")
+		if !strings.HasPrefix(out[i], "-") || flagName != "state" {
+			continue
+		}
+		at := i
+		if !hasVal {
+			if at = i + 1; at >= len(out) {
+				break
+			}
+			val = out[at]
+		}
+		if u, err := url.Parse(val); err == nil {
+			val = u.Redacted()
+		}
+		if hasVal {
+			out[at] = out[i][:strings.Index(out[i], "=")+1] + val
+		} else {
+			out[at] = val
+		}
+	}
+	return out
 }
 
 // listClients prints each client and the file its entry goes to.

@@ -220,3 +220,22 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestInstallHidesStatePassword: the entry holds the --state URL as given
+// (the server needs it), but what install prints hides its password, as
+// the server's own log does.
+func TestInstallHidesStatePassword(t *testing.T) {
+	home, env := tempHome(t)
+	for _, args := range [][]string{{"--state", "redis://:hunter2@127.0.0.1:6379/0"}, {"-state=redis://u:hunter2@127.0.0.1:6379/0"}} {
+		out, errOut, code := runBinaryIn(t, "", env, append([]string{"install", "cursor", "--"}, args...)...)
+		if code != 0 {
+			t.Fatalf("install: exit %d\n%s%s", code, out, errOut)
+		}
+		if strings.Contains(out+errOut, "hunter2") || !strings.Contains(out, "127.0.0.1:6379/0") {
+			t.Errorf("install printed the password, or not the URL:\n%s%s", out, errOut)
+		}
+		if b, _ := os.ReadFile(filepath.Join(home, ".cursor", "mcp.json")); !strings.Contains(string(b), "hunter2@127.0.0.1") {
+			t.Errorf("the entry lacks the URL as given:\n%s", b)
+		}
+	}
+}
