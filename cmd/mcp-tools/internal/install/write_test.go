@@ -89,3 +89,43 @@ func TestWriteFollowsDanglingSymlink(t *testing.T) {
 		t.Errorf("target = %q, result %+v; want the entry created in %s", b, r, target)
 	}
 }
+
+// TestWriteKeepsAConcurrentChange: when the client saves the file while
+// install is writing it, install gives up rather than overwrite that
+// save with the merge of the older content.
+func TestWriteKeepsAConcurrentChange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".claude.json")
+	os.WriteFile(path, []byte(`{"numStartups": 1, "mcpServers": {}}`), 0o600)
+	theirs := `{"numStartups": 2, "mcpServers": {}}`
+	testHookBeforeRename = func() { os.WriteFile(path, []byte(theirs), 0o600) }
+	defer func() { testHookBeforeRename = nil }()
+	r, err := WriteFile(mustClient(t, "claude-code"), path, "mcp-tools", entry, false)
+	if err == nil || !strings.Contains(err.Error(), "changed") {
+		t.Errorf("WriteFile = %v, want an error saying the file changed", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != theirs {
+		t.Errorf("the client's save was overwritten: %s", b)
+	}
+	if _, err := os.Lstat(r.Backup); r.Backup != "" && err == nil {
+		t.Errorf("a backup %s was left for an install that did not happen", r.Backup)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("files left behind: %v", entries)
+	}
+}
+
+// TestWriteKeepsAConcurrentCreate: the same when the client creates the
+// file install is creating.
+func TestWriteKeepsAConcurrentCreate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	theirs := `{"mcpServers": {"theirs": {"command": "t"}}}`
+	testHookBeforeRename = func() { os.WriteFile(path, []byte(theirs), 0o600) }
+	defer func() { testHookBeforeRename = nil }()
+	if _, err := WriteFile(mustClient(t, "cursor"), path, "mcp-tools", entry, false); err == nil {
+		t.Error("WriteFile overwrote a file created meanwhile")
+	}
+	if b, _ := os.ReadFile(path); string(b) != theirs {
+		t.Errorf("the client's file was overwritten: %s", b)
+	}
+}
