@@ -179,6 +179,11 @@ func absServeArgs(args []string) ([]string, error) {
 			at, i = i+1, i+1
 			val = out[at]
 		}
+		if val == "" {
+			// Serve reads an empty path as none given; made absolute it
+			// would become the working folder (often the home folder).
+			return nil, usagef("--%s is empty", flagName)
+		}
 		abs, err := absPath(val)
 		if err != nil {
 			return nil, err

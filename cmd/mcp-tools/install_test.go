@@ -134,6 +134,8 @@ func TestInstall(t *testing.T) {
 		{name: "state key file made absolute", args: []string{"install", "cursor", "--", "--state-key-file", "install_test.go", "--config=testdata/../install_test.go"},
 			wantFile: ".cursor/mcp.json", wantIn: []string{jsonString(filepath.Join(cwd, "install_test.go")) + ",", jsonString("--config=" + filepath.Join(cwd, "install_test.go"))}},
 		{name: "state key file missing", args: []string{"install", "cursor", "--", "--state-key-file", "no-such-key"}, wantCode: 2, wantStderr: "--state-key-file: "},
+		{name: "empty root refused, not made the working folder", args: []string{"install", "cursor", "--", "--root", ""}, wantCode: 2, wantStderr: "--root is empty"},
+		{name: "empty config refused", args: []string{"install", "cursor", "--", "--config="}, wantCode: 2, wantStderr: "--config is empty"},
 		{name: "cursor, new file", args: []string{"install", "cursor"}, wantFile: ".cursor/mcp.json", wantIn: []string{`"mcpServers": {`, `"serve"`}},
 		{name: "windsurf", args: []string{"install", "windsurf", "--", "--builtins", "calculator"}, wantFile: ".codeium/windsurf/mcp_config.json", wantIn: []string{`"--builtins",`, `"calculator"`}},
 		{name: "vscode keeps comments", existing: map[string]string{".config/Code/User/mcp.json": "{\n  // mine\n  \"servers\": {},\n}\n"},
