@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,10 +20,11 @@ const installUsage = `Usage: mcp-tools install CLIENT [--name NAME] [--dry-run] 
 Add mcp-tools to an MCP client's configuration, so that the client starts it
 over stdio. CLIENT is claude-desktop, claude-code, cursor, vscode or windsurf.
 The entry runs this binary (by its absolute path) as "serve" with the flags
-after --; --root and --config are made absolute. The file is edited in place:
-other servers, settings and (for VS Code) comments are kept, the old file is
-copied to FILE.bak, and a file that cannot be parsed is left alone. An entry
-of the same name is replaced. Restart the client afterwards.
+after --; --root, --config and --state-key-file are made absolute. The file
+is edited in place: other servers, settings and (for VS Code) comments are
+kept, the old file is copied to FILE.bak, and a file that cannot be parsed is left alone. An entry
+of the same name gets the new command and args, and keeps its env and other
+settings. Restart the client afterwards.
 
 Examples:
   mcp-tools install --list
@@ -71,7 +73,13 @@ func installCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
-		fmt.Fprintf(stderr, "mcp-tools install: warning: %s is a temporary go run build; install a lasting binary first (go install github.com/mcp-tools/mcp-tools/cmd/mcp-tools@latest) and run its install\n", exe)
+		// go run deletes the binary when it exits: an entry naming it
+		// would never start.
+		msg := fmt.Sprintf("%s is a temporary go run build; install a lasting binary first (go install github.com/mcp-tools/mcp-tools/cmd/mcp-tools@latest) and run its install", exe)
+		if !*dryRun {
+			return badConfig(errors.New(msg + "; nothing was written"))
+		}
+		fmt.Fprintf(stderr, "mcp-tools install: warning: %s\n", msg)
 	}
 	entry := install.Entry{Command: exe, Args: append([]string{"serve"}, serveArgs...)}
 	r, err := install.Write(client, *name, entry, *dryRun)
@@ -93,8 +101,36 @@ func installCmd(args []string, stdout, stderr io.Writer) error {
 	if r.Backup != "" {
 		fmt.Fprintf(stdout, "The file as it was is in %s.\n", r.Backup)
 	}
-	fmt.Fprintf(stdout, "It runs: %s\nRestart %s to start it.\n", strings.Join(append([]string{exe}, entry.Args...), " "), client.Title)
+	fmt.Fprintf(stdout, "It runs: %s\nRestart %s to start it.\n", strings.Join(append([]string{exe}, hidePasswords(entry.Args)...), " "), client.Title)
 	return nil
+}
+
+// hidePasswords returns args with the password of the --state URL hidden,
+// for printing.
+func hidePasswords(args []string) []string {
+	out := slices.Clone(args)
+	for i := range out {
+		flagName, val, hasVal := strings.Cut(strings.TrimLeft(out[i], "-"), "=")
+		if !strings.HasPrefix(out[i], "-") || flagName != "state" {
+			continue
+		}
+		at := i
+		if !hasVal {
+			if at = i + 1; at >= len(out) {
+				break
+			}
+			val = out[at]
+		}
+		if u, err := url.Parse(val); err == nil {
+			val = u.Redacted()
+		}
+		if hasVal {
+			out[at] = out[i][:strings.Index(out[i], "=")+1] + val
+		} else {
+			out[at] = val
+		}
+	}
+	return out
 }
 
 // listClients prints each client and the file its entry goes to.
@@ -116,8 +152,8 @@ func listClients(stdout io.Writer) error {
 }
 
 // absServeArgs checks the serve flags as serve would parse them, and makes
-// the paths of --root and --config absolute: the client starts the server
-// from a folder of its own choosing.
+// the paths of --root, --config and --state-key-file absolute: the client
+// starts the server from a folder of its own choosing.
 func absServeArgs(args []string) ([]string, error) {
 	var c setup
 	fs := newFlagSet("serve", serveUsage)
@@ -135,13 +171,18 @@ func absServeArgs(args []string) ([]string, error) {
 	out := slices.Clone(args)
 	for i := 0; i < len(out); i++ {
 		flagName, val, hasVal := strings.Cut(strings.TrimLeft(out[i], "-"), "=")
-		if !strings.HasPrefix(out[i], "-") || (flagName != "root" && flagName != "config") {
+		if !strings.HasPrefix(out[i], "-") || (flagName != "root" && flagName != "config" && flagName != "state-key-file") {
 			continue
 		}
 		at := i
 		if !hasVal {
 			at, i = i+1, i+1
 			val = out[at]
+		}
+		if val == "" {
+			// Serve reads an empty path as none given; made absolute it
+			// would become the working folder (often the home folder).
+			return nil, usagef("--%s is empty", flagName)
 		}
 		abs, err := absPath(val)
 		if err != nil {
@@ -152,7 +193,7 @@ func absServeArgs(args []string) ([]string, error) {
 				return nil, usagef("--root %s: not a folder", abs)
 			}
 		} else if _, err := os.Stat(abs); err != nil {
-			return nil, usagef("--config: %v", err)
+			return nil, usagef("--%s: %v", flagName, err)
 		}
 		if hasVal {
 			out[at] = "--" + flagName + "=" + abs

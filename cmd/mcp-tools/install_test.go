@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,6 +110,10 @@ func TestInstallClaudeDesktopWalkthrough(t *testing.T) {
 }
 
 func TestInstall(t *testing.T) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name       string
 		existing   map[string]string // path under home → content
@@ -123,6 +128,14 @@ func TestInstall(t *testing.T) {
 		{name: "claude code keeps its state", existing: map[string]string{".claude.json": `{"numStartups": 12, "projects": {"/x": {}}}`},
 			args: []string{"install", "claude-code", "--name", "tools"}, wantFile: ".claude.json",
 			wantIn: []string{`"numStartups": 12`, `"projects": {"/x": {}}`, `"tools": {`, `"type": "stdio"`}},
+		{name: "update keeps the entry's env", existing: map[string]string{".cursor/mcp.json": `{"mcpServers": {"mcp-tools": {"command": "/old/mcp-tools", "args": ["serve"], "env": {"MCP_TOOLS_STATE_KEY": "k"}}}}`},
+			args: []string{"install", "cursor", "--", "--builtins", "calculator"}, wantStdout: `Replaced "mcp-tools"`, wantFile: ".cursor/mcp.json",
+			wantIn: []string{`"env": {"MCP_TOOLS_STATE_KEY": "k"}`, `"calculator"]`}},
+		{name: "state key file made absolute", args: []string{"install", "cursor", "--", "--state-key-file", "install_test.go", "--config=testdata/../install_test.go"},
+			wantFile: ".cursor/mcp.json", wantIn: []string{jsonString(filepath.Join(cwd, "install_test.go")) + ",", jsonString("--config=" + filepath.Join(cwd, "install_test.go"))}},
+		{name: "state key file missing", args: []string{"install", "cursor", "--", "--state-key-file", "no-such-key"}, wantCode: 2, wantStderr: "--state-key-file: "},
+		{name: "empty root refused, not made the working folder", args: []string{"install", "cursor", "--", "--root", ""}, wantCode: 2, wantStderr: "--root is empty"},
+		{name: "empty config refused", args: []string{"install", "cursor", "--", "--config="}, wantCode: 2, wantStderr: "--config is empty"},
 		{name: "cursor, new file", args: []string{"install", "cursor"}, wantFile: ".cursor/mcp.json", wantIn: []string{`"mcpServers": {`, `"serve"`}},
 		{name: "windsurf", args: []string{"install", "windsurf", "--", "--builtins", "calculator"}, wantFile: ".codeium/windsurf/mcp_config.json", wantIn: []string{`"--builtins",`, `"calculator"`}},
 		{name: "vscode keeps comments", existing: map[string]string{".config/Code/User/mcp.json": "{\n  // mine\n  \"servers\": {},\n}\n"},
@@ -172,5 +185,59 @@ func TestInstall(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInstallRefusesGoRunBuild: a binary that go run built lives in a
+// temporary folder deleted when go run exits, so an entry naming it would
+// stop working at once: install refuses to write it.
+func TestInstallRefusesGoRunBuild(t *testing.T) {
+	home, env := tempHome(t)
+	exe := filepath.Join(t.TempDir(), "go-build1234567", "b001", "exe", filepath.Base(binary))
+	os.MkdirAll(filepath.Dir(exe), 0o755)
+	if err := os.Link(binary, exe); err != nil {
+		b, err := os.ReadFile(binary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(exe, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(exe, "install", "cursor")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Errorf("install from a go run build succeeded: %s", out)
+	}
+	if !strings.Contains(string(out), "temporary go run build") {
+		t.Errorf("output %q does not say why", out)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cursor", "mcp.json")); !os.IsNotExist(err) {
+		t.Errorf("the entry was written anyway: %v", err)
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestInstallHidesStatePassword: the entry holds the --state URL as given
+// (the server needs it), but what install prints hides its password, as
+// the server's own log does.
+func TestInstallHidesStatePassword(t *testing.T) {
+	home, env := tempHome(t)
+	for _, args := range [][]string{{"--state", "redis://:hunter2@127.0.0.1:6379/0"}, {"-state=redis://u:hunter2@127.0.0.1:6379/0"}} {
+		out, errOut, code := runBinaryIn(t, "", env, append([]string{"install", "cursor", "--"}, args...)...)
+		if code != 0 {
+			t.Fatalf("install: exit %d\n%s%s", code, out, errOut)
+		}
+		if strings.Contains(out+errOut, "hunter2") || !strings.Contains(out, "127.0.0.1:6379/0") {
+			t.Errorf("install printed the password, or not the URL:\n%s%s", out, errOut)
+		}
+		if b, _ := os.ReadFile(filepath.Join(home, ".cursor", "mcp.json")); !strings.Contains(string(b), "hunter2@127.0.0.1") {
+			t.Errorf("the entry lacks the URL as given:\n%s", b)
+		}
 	}
 }

@@ -1,11 +1,14 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,8 +81,77 @@ func TestMerge(t *testing.T) {
   },
   "alpha": 1
 }`},
+		{name: "numbers kept as written", client: "claude-desktop", in: `{"big": 1e400, "neg": -0, "long": 123456789012345678901234567890, "mcpServers": {}}`,
+			want: `{"big": 1e400, "neg": -0, "long": 123456789012345678901234567890, "mcpServers": {
+  "mcp-tools": {
+    "command": "/opt/bin/mcp-tools",
+    "args": [
+      "serve",
+      "--root",
+      "/home/u/notes"
+    ]
+  }
+}}`},
+		{name: "CRLF file stays CRLF", client: "claude-desktop", in: "{\r\n  \"mcpServers\": {\r\n    \"a\": {\"command\": \"x\"}\r\n  }\r\n}\r\n",
+			want: "{\r\n  \"mcpServers\": {\r\n    \"a\": {\"command\": \"x\"},\r\n    \"mcp-tools\": {\r\n      \"command\": \"/opt/bin/mcp-tools\",\r\n" +
+				"      \"args\": [\r\n        \"serve\",\r\n        \"--root\",\r\n        \"/home/u/notes\"\r\n      ]\r\n    }\r\n  }\r\n}\r\n"},
+		{name: "CRLF file without servers stays CRLF", client: "vscode", in: "{\r\n\t\"inputs\": [],\r\n}\r\n",
+			want: "{\r\n\t\"inputs\": [],\r\n\t\"servers\": {\r\n\t\t\"mcp-tools\": {\r\n\t\t\t\"type\": \"stdio\",\r\n\t\t\t\"command\": \"/opt/bin/mcp-tools\",\r\n" +
+				"\t\t\t\"args\": [\r\n\t\t\t\t\"serve\",\r\n\t\t\t\t\"--root\",\r\n\t\t\t\t\"/home/u/notes\"\r\n\t\t\t]\r\n\t\t}\r\n\t},\r\n}\r\n"},
 		{name: "replaces its own entry only", client: "windsurf", in: `{"mcpServers": {"mcp-tools": {"command": "old"}, "other": {"command": "o"}}}`,
-			want: `{"mcpServers": {"mcp-tools": {"command":"/opt/bin/mcp-tools","args":["serve","--root","/home/u/notes"]}, "other": {"command": "o"}}}`, replace: true},
+			want: `{"mcpServers": {"mcp-tools": {"command": "/opt/bin/mcp-tools", "args": ["serve","--root","/home/u/notes"]}, "other": {"command": "o"}}}`, replace: true},
+		{name: "update keeps the entry's env", client: "claude-desktop", in: `{
+  "mcpServers": {
+    "mcp-tools": {
+      "command": "/old/mcp-tools",
+      "args": ["serve", "--state", "redis://:${REDIS_PASSWORD}@db:6379/0"],
+      "env": {"REDIS_PASSWORD": "s3cret"},
+      "disabled": false
+    }
+  }
+}
+`, want: `{
+  "mcpServers": {
+    "mcp-tools": {
+      "command": "/opt/bin/mcp-tools",
+      "args": [
+        "serve",
+        "--root",
+        "/home/u/notes"
+      ],
+      "env": {"REDIS_PASSWORD": "s3cret"},
+      "disabled": false
+    }
+  }
+}
+`, replace: true},
+		{name: "VS Code update keeps env and comments, adds type", client: "vscode", in: `{
+	"servers": {
+		"mcp-tools": {
+			// mine
+			"command": "/old/mcp-tools", /* old path */
+			"env": {"A": "1",},
+		},
+	},
+}
+`, want: `{
+	"servers": {
+		"mcp-tools": {
+			// mine
+			"command": "/opt/bin/mcp-tools", /* old path */
+			"env": {"A": "1",},
+			"type": "stdio",
+			"args": [
+				"serve",
+				"--root",
+				"/home/u/notes"
+			],
+		},
+	},
+}
+`, replace: true},
+		{name: "an HTTP entry of the name is replaced whole", client: "cursor", in: `{"mcpServers": {"mcp-tools": {"url": "http://localhost:8080/mcp"}}}`,
+			want: `{"mcpServers": {"mcp-tools": {"command":"/opt/bin/mcp-tools","args":["serve","--root","/home/u/notes"]}}}`, replace: true},
 		{name: "empty servers", client: "claude-code", in: `{"numStartups": 3, "mcpServers": {}}`,
 			want: `{"numStartups": 3, "mcpServers": {
   "mcp-tools": {
@@ -234,7 +306,7 @@ func TestWriteFile(t *testing.T) {
 // FuzzMerge checks that Merge never panics, and that whatever it accepts
 // comes out parseable, with the entry, and with every other entry kept.
 func FuzzMerge(f *testing.F) {
-	for _, s := range []string{"", "{}", `{"mcpServers": {"a": {"command": "x"}}}`, "// c\n{\"servers\": {\"a\": 1,},}", `{"servers": {}}`, "[", `{"a": [1, {"b": null}]}`, `{"mcpServers": {"mcp-tools": 1, "mcp-tools": 2}}`} {
+	for _, s := range []string{"", "{}", `{"mcpServers": {"a": {"command": "x"}}}`, "// c\n{\"servers\": {\"a\": 1,},}", `{"servers": {}}`, "[", `{"a": [1, {"b": null}]}`, `{"mcpServers": {"mcp-tools": 1, "mcp-tools": 2}}`, `{"n": [1e400, -0, 1E+2, 0.5e-9999]}`, `{"mcpServers": {"mcp-tools": {"command": "x", "env": {"A": "b"}}}}`, "{\"servers\": {\"mcp-tools\": {\"command\": \"x\", /* c */ \"args\": [],},}}", "{\r\n}", "{\"servers\": {\r\n  \"a\": 1\r\n}}"} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -242,6 +314,14 @@ func FuzzMerge(f *testing.F) {
 		c := mustClient(t, "cursor")
 		if vscode {
 			c = mustClient(t, "vscode")
+		}
+		// A strict JSON client's file is refused exactly when encoding/json
+		// finds it invalid (a BOM aside, which the clients' editors write).
+		if !c.JSONC {
+			trimmed := strings.TrimPrefix(in, "\xef\xbb\xbf")
+			if _, err := Entries(c, []byte(in)); (err == nil) != json.Valid([]byte(trimmed)) && strings.TrimSpace(trimmed) != "" {
+				t.Fatalf("Entries(%q) = %v, but json.Valid = %v", in, err, json.Valid([]byte(trimmed)))
+			}
 		}
 		out, _, err := Merge(c, []byte(in), "mcp-tools", entry)
 		if err != nil {
@@ -264,8 +344,26 @@ func FuzzMerge(f *testing.F) {
 				t.Fatalf("entry %q lost:\nin:  %q\nout: %q", n, in, out)
 			}
 		}
+		// A file whose lines all end in CRLF keeps CRLF line ends.
+		if bareLF := regexp.MustCompile(`(^|[^\r])\n`); strings.Contains(in, "\r\n") && !bareLF.MatchString(in) && bareLF.Match(out) {
+			t.Fatalf("a CRLF file got LF line ends:\nin:  %q\nout: %q", in, out)
+		}
 		if !c.JSONC && !json.Valid(out) {
 			t.Fatalf("strict JSON client got invalid JSON: %q", out)
+		}
+		// What a JSON reader (last duplicate wins) sees is the new entry.
+		if !c.JSONC {
+			var top, servers, got map[string]json.RawMessage
+			var command string
+			var args []string
+			json.Unmarshal(bytes.TrimPrefix(out, []byte("\xef\xbb\xbf")), &top)
+			json.Unmarshal(top[c.Key], &servers)
+			json.Unmarshal(servers["mcp-tools"], &got)
+			json.Unmarshal(got["command"], &command)
+			json.Unmarshal(got["args"], &args)
+			if command != entry.Command || !slices.Equal(args, entry.Args) {
+				t.Fatalf("entry read back as %q %q:\nin:  %q\nout: %q", command, args, in, out)
+			}
 		}
 	})
 }

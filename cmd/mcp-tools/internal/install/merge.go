@@ -20,7 +20,10 @@ var ErrParse = errors.New("cannot parse the file")
 
 // Merge returns content with the server entry name set to e in the
 // client's servers object, and whether an entry of that name was replaced.
-// Everything else is kept byte for byte. Empty content (a file that does
+// An existing stdio entry of that name (an object with a command) gets e's
+// command and args (and type), and keeps its other members, such as env;
+// any other value of that name is replaced whole. Everything else is kept
+// byte for byte. Empty content (a file that does
 // not exist yet) gives a new file. Content that is not a JSON object (or,
 // for a JSONC client, JSON with comments and trailing commas), or whose
 // servers key is not an object, is refused with an error wrapping ErrParse.
@@ -38,7 +41,8 @@ func Merge(c Client, content []byte, name string, e Entry) (out []byte, replaced
 		if err != nil {
 			return nil, false, err
 		}
-		return append(b, '\n'), false, nil
+		p := &parser{src: content}
+		return p.eol(append(b, '\n')), false, nil
 	}
 	p := &parser{src: content, jsonc: c.JSONC}
 	doc, err := p.document()
@@ -68,8 +72,15 @@ func Merge(c Client, content []byte, name string, e Entry) (out []byte, replaced
 		} else if err := json.Indent(&b, entry, p.memberIndent(sv, unit), unit); err != nil {
 			return nil, false, err
 		}
-		if old := sv.member(name); old != nil {
-			out = splice(content, old.value.start, old.value.end, b.Bytes())
+		if old := sv.member(name); old != nil && old.value.kind == '{' && old.value.member("command") != nil {
+			// A stdio entry: update what install writes, keep the rest
+			// (env, disabled...) the user set.
+			if out, err = c.update(p, name, e, unit); err != nil {
+				return nil, false, err
+			}
+			replaced = true
+		} else if old != nil {
+			out = splice(content, old.value.start, old.value.end, p.eol(b.Bytes()))
 			replaced = true
 		} else {
 			out = p.insert(sv, name, b.Bytes(), unit)
@@ -109,6 +120,60 @@ func Entries(c Client, content []byte) ([]string, error) {
 	return out, nil
 }
 
+// update sets the members install writes (type for a typed client,
+// command, args) in the existing object entry name of p's servers object,
+// and keeps its other members as they are.
+func (c Client) update(p *parser, name string, e Entry, unit string) ([]byte, error) {
+	args := e.Args
+	if args == nil {
+		args = []string{}
+	}
+	type field struct {
+		key string
+		val any
+	}
+	fields := []field{{"command", e.Command}, {"args", args}}
+	if c.Typed {
+		fields = append([]field{{"type", "stdio"}}, fields...)
+	}
+	src := p.src
+	for _, f := range fields {
+		q := &parser{src: src, jsonc: c.JSONC}
+		root, err := q.document()
+		if err != nil {
+			return nil, fmt.Errorf("install: the merged file does not parse (%v); nothing was written", err)
+		}
+		obj := &root.member(c.Key).value.member(name).value
+		v, err := json.Marshal(f.val)
+		if err != nil {
+			return nil, err
+		}
+		_, own := q.ownLine(obj)
+		var b bytes.Buffer
+		if own {
+			if err := json.Indent(&b, v, q.memberIndent(obj, unit), unit); err != nil {
+				return nil, err
+			}
+		} else {
+			b.Write(v)
+		}
+		k, _ := json.Marshal(f.key)
+		switch m := obj.member(f.key); {
+		case m != nil:
+			src = splice(src, m.value.start, m.value.end, q.eol(b.Bytes()))
+		case own:
+			src = q.insert(obj, f.key, b.Bytes(), unit)
+		case obj.trailingComma >= 0:
+			// A compact entry gets the member on its line.
+			src = splice(src, obj.trailingComma+1, obj.trailingComma+1, []byte(" "+string(k)+": "+b.String()+","))
+		default:
+			at := obj.members[len(obj.members)-1].value.end
+			src = splice(src, at, at, []byte(", "+string(k)+": "+b.String()))
+		}
+	}
+	return src, nil
+}
+
 func splice(src []byte, start, end int, with []byte) []byte {
 	out := make([]byte, 0, len(src)-(end-start)+len(with))
 	out = append(out, src[:start]...)
@@ -122,14 +187,24 @@ func (p *parser) insert(obj *value, key string, val []byte, unit string) []byte 
 	member := "\n" + p.memberIndent(obj, unit) + string(k) + ": " + string(val)
 	if len(obj.members) == 0 {
 		// {} or { /* a comment */ }: the member goes right after the brace.
-		return splice(p.src, obj.start+1, obj.start+1, []byte(member+"\n"+p.lineIndent(obj)))
+		return splice(p.src, obj.start+1, obj.start+1, p.eol([]byte(member+"\n"+p.lineIndent(obj))))
 	}
 	if obj.trailingComma >= 0 {
 		// A JSONC trailing comma: the new member goes after it, with one.
-		return splice(p.src, obj.trailingComma+1, obj.trailingComma+1, []byte(member+","))
+		return splice(p.src, obj.trailingComma+1, obj.trailingComma+1, p.eol([]byte(member+",")))
 	}
 	at := obj.members[len(obj.members)-1].value.end
-	return splice(p.src, at, at, []byte(","+member))
+	return splice(p.src, at, at, p.eol([]byte(","+member)))
+}
+
+// eol gives the new bytes b the file's line ends: CRLF when its first line
+// ends in CRLF (a file saved on Windows), else LF. The bytes come from
+// encoding/json, whose strings never hold a raw newline.
+func (p *parser) eol(b []byte) []byte {
+	if i := bytes.IndexByte(p.src, '\n'); i > 0 && p.src[i-1] == '\r' {
+		return bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n"))
+	}
+	return b
 }
 
 // lineIndent is the whitespace that starts the line v starts on.
@@ -288,8 +363,9 @@ func (p *parser) value() (value, error) {
 			p.pos++
 		}
 		lit := p.src[start:p.pos]
-		var x any
-		if len(lit) == 0 || json.Unmarshal(lit, &x) != nil {
+		// Syntax only: a number too large for a float64 (1e400) is still
+		// JSON, and the file keeps it as written.
+		if len(lit) == 0 || !json.Valid(lit) {
 			return value{}, p.errorf("unexpected %q", clip(lit, p.src[start:], 20))
 		}
 		return value{kind: '0', start: start, end: p.pos}, nil
