@@ -42,7 +42,10 @@ type Webhook struct {
 	// Headers are sent with the question (Authorization, say). Nil: none.
 	Headers map[string]string
 	// Client sends the question. Nil: a private client, bounded by the
-	// question's context (see Timeout).
+	// question's context (see Timeout), that follows no redirect: a 3xx
+	// answer is a failure like any other non-2xx status, so neither the
+	// question nor the configured Headers go anywhere but URL, and the
+	// decision comes from URL alone.
 	Client *http.Client
 	// MaxAnswerBytes caps the answer's body; a longer answer is an error.
 	// Zero: DefaultMaxAnswerBytes.
@@ -128,7 +131,7 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 	}
 	client := w.Client
 	if client == nil {
-		client = &http.Client{}
+		client = noRedirects
 	}
 	resp, err := client.Do(hr)
 	if err != nil {
@@ -185,6 +188,10 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 	}
 	return Outcome{}, fmt.Errorf("approval webhook: unknown decision %q: want approve, reject or edit", a.Decision)
 }
+
+// noRedirects is the client of a Webhook without one: a redirect comes back
+// as the answer (a non-2xx status), never followed.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // ErrNoAnswer is wrapped by the error of a webhook that did not answer in
 // time.
