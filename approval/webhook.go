@@ -121,8 +121,15 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 	if err != nil {
 		return Outcome{}, fmt.Errorf("approval webhook: encode the question: %w", err)
 	}
+	if err := checkURL(w.URL); err != nil {
+		return Outcome{}, fmt.Errorf("approval webhook: %w", err)
+	}
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL may carry a token: keep it out of messages
+		}
 		return Outcome{}, fmt.Errorf("approval webhook: %w", err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
@@ -187,6 +194,27 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 		return Outcome{Decision: Edit, Args: edited, By: "webhook"}, nil
 	}
 	return Outcome{}, fmt.Errorf("approval webhook: unknown decision %q: want approve, reject or edit", a.Decision)
+}
+
+// checkURL reports a webhook URL that cannot be asked: one that does not
+// parse, or is not http or https with a host. Its errors never show the
+// URL, which may carry a token.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("the webhook URL cannot be parsed: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("the webhook URL's scheme is %q; use http or https", u.Scheme)
+	}
+	if u.Host == "" {
+		return errors.New("the webhook URL has no host")
+	}
+	return nil
 }
 
 // noRedirects is the client of a Webhook without one: a redirect comes back

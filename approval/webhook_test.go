@@ -393,3 +393,31 @@ func TestWebhookFollowsNoRedirect(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookErrorsHideTheURL: the URL may carry a token; an error, which
+// the model reads in the rejection, never shows it, and a policy whose URL
+// cannot work is refused at start-up, without the URL either.
+func TestWebhookErrorsHideTheURL(t *testing.T) {
+	for _, u := range []string{
+		"https://hooks.example/abc%zz?token=SECRET",
+		"https://hooks.example/abc?token=SECRET\n",
+		"ftp://hooks.example/abc?token=SECRET",
+		"hooks.example/abc?token=SECRET",
+		"https://user:SECRET@/abc",
+	} {
+		t.Run(u, func(t *testing.T) {
+			w := &approval.Webhook{URL: u}
+			_, err := w.Decide(context.Background(), approval.Request{}, mail.Info(), mailArgs, nil)
+			if err == nil || strings.Contains(err.Error(), "SECRET") {
+				t.Errorf("Decide = %v, want an error that does not show the URL", err)
+			}
+			err = approval.Policy{Fallback: approval.FallbackWebhook, Webhook: w}.Validate()
+			if err == nil || strings.Contains(err.Error(), "SECRET") {
+				t.Errorf("Validate = %v, want an error that does not show the URL", err)
+			}
+		})
+	}
+	if err := (approval.Policy{Fallback: approval.FallbackWebhook, Webhook: &approval.Webhook{URL: "https://hooks.example/decide?token=SECRET"}}).Validate(); err != nil {
+		t.Errorf("Validate of a good webhook URL = %v", err)
+	}
+}
