@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mcp-tools/mcp-tools/tools"
@@ -38,6 +39,9 @@ type Form struct {
 type field struct {
 	asJSON bool // shown as JSON text, read back as JSON
 	secret bool // shown without its value; left empty, the model's value stays
+	// def is the tool's default, shown for an argument the model left out;
+	// left as shown, the argument stays out and the tool applies it.
+	def json.RawMessage
 }
 
 // The lengths of what the form and the reasons show. They only bound text
@@ -67,7 +71,9 @@ var formatsAllowed = map[string]bool{"email": true, "uri": true, "date": true, "
 // not show or edit exactly: one of 2^53 or more in magnitude, or one with
 // more digits than a float64 holds. Secret arguments (info.Secret) get a
 // property without a default. Properties of the input schema that the model left out are on
-// the form too, without a default, so the reviewer can add them.
+// the form too, so the reviewer can add them: with the schema's default as
+// their default, when the schema declares one (the tool runs with it, so
+// the message names it too), and otherwise without one.
 //
 // NewForm fails only when args is not a JSON object.
 func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
@@ -79,7 +85,14 @@ func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
 		Properties map[string]map[string]any `json:"properties"`
 	}
 	_ = json.Unmarshal(info.InputSchema, &in) // a schema that is not an object gives no hints
+	var declared struct {
+		Properties map[string]struct {
+			Default json.RawMessage `json:"default"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(info.InputSchema, &declared) // the defaults as written
 	secret := secretSet(info.Secret)
+	var defaults []kv // the tool's defaults of the arguments the model left out
 
 	f := Form{fields: map[string]field{}}
 	props := map[string]any{}
@@ -92,6 +105,13 @@ func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
 			fd.secret = true
 			p = map[string]any{"type": "string", "description": withNote(decl, "secret: not shown; leave empty to keep the model's value")}
 		default:
+			note := ""
+			if d := declared.Properties[name].Default; !present && len(d) > 0 && json.Valid(d) {
+				// The tool runs with its default: the form shows it.
+				raw, present, fd.def = d, true, d
+				defaults = append(defaults, kv{name, d})
+				note = "the model left it out: the tool's default"
+			}
 			var v any
 			if present {
 				_ = json.Unmarshal(raw, &v) // raw came from a valid object
@@ -102,12 +122,16 @@ func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
 			// client might round as it is edited, is shown as text.
 			if !ok || (present && !floatSafe(raw)) {
 				fd.asJSON = true
-				p = map[string]any{"type": "string", "description": withNote(decl, "JSON value")}
+				note = strings.TrimPrefix(note+"; JSON value", "; ")
+				p = map[string]any{"type": "string", "description": withNote(decl, note)}
 				if present {
 					p["default"] = compact(raw)
 				}
 			} else if present {
 				p["default"] = v
+				if note != "" {
+					p["description"] = withNote(decl, note)
+				}
 			}
 		}
 		if t, _ := decl["title"].(string); t != "" {
@@ -149,7 +173,12 @@ func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
 	if err != nil {
 		return Form{}, fmt.Errorf("approval: form for %q: %w", info.Name, err)
 	}
-	f.Message = fmt.Sprintf("Allow %q to run with %s?", info.Name, describe(given, secret, " = ", MessageValueLen, 0))
+	with := describe(given, secret, " = ", MessageValueLen, 0)
+	if len(defaults) > 0 {
+		slices.SortFunc(defaults, func(a, b kv) int { return strings.Compare(a.name, b.name) })
+		with += " (and the tool's defaults: " + describe(defaults, secret, " = ", MessageValueLen, 0) + ")"
+	}
+	f.Message = fmt.Sprintf("Allow %q to run with %s?", info.Name, with)
 	return f, nil
 }
 
@@ -283,7 +312,8 @@ type Answer struct {
 // its way from the person: any float64, or a json.Number that a float64
 // holds exactly (what a client holding numbers as float64 rounds to).
 // Fields left out keep the model's values, and so do secret fields, and
-// fields the model did not send, left empty. Values are compared number
+// fields the model did not send, left empty or at the tool's default the
+// form showed (the tool applies it itself). Values are compared number
 // for number as written. When every value is the model's the outcome is
 // Approve with args exactly; otherwise it is Edit with the merged
 // arguments, which are validated again with v, the tool's input schema
@@ -346,6 +376,9 @@ func (f Form) Decide(args json.RawMessage, a Answer, v *schema.Validator) (Outco
 		}
 		if present && sameValue(old, nv) {
 			continue
+		}
+		if !present && fd.def != nil && sameValue(fd.def, nv) {
+			continue // the tool's default, as shown: the tool applies it itself
 		}
 		if mayBeRounded(val, nv) {
 			return reject(fmt.Sprintf("Rejected: the reviewer's value for field %q, %s, may not be the number they gave: from 2^53 on, a number can be rounded on its way from the reviewer (float64 turns 9007199254740993 into 9007199254740992); the tool did not run", k, shorten(string(nv), SummaryValueLen)))
