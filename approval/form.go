@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
@@ -439,15 +440,16 @@ func Summary(info tools.Info, args json.RawMessage, max int) string {
 	return describe(given, secretSet(info.Secret), "=", SummaryValueLen, max)
 }
 
-// describe renders fields as name<sep>value pairs, each value cut to n
-// characters, the whole cut to max (0: no limit).
+// describe renders fields as name<sep>value pairs, each name (see
+// showName) and value cut to n characters, the whole cut to max (0: no
+// limit).
 func describe(given []kv, secret func(name string) bool, sep string, n, max int) string {
 	if len(given) == 0 {
 		return "no arguments"
 	}
 	parts := make([]string, 0, len(given))
 	for _, kv := range given {
-		parts = append(parts, kv.name+sep+showValue(kv.raw, secret(kv.name), n))
+		parts = append(parts, showName(kv.name, n)+sep+showValue(kv.raw, secret(kv.name), n))
 	}
 	s := strings.Join(parts, ", ")
 	if max > 0 {
@@ -456,6 +458,29 @@ func describe(given []kv, secret func(name string) bool, sep string, n, max int)
 		}
 	}
 	return s
+}
+
+// showName renders an argument's name for people: as it is when it is
+// plain (letters, digits, _ - . $) and at most n characters, otherwise
+// quoted and cut as a string value is. A name is the model's text too: one
+// that holds a line break, a quote or " = " could pass for more of the
+// message.
+func showName(name string, n int) string {
+	plain := name != ""
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_-.$", r) {
+			plain = false
+			break
+		}
+	}
+	r := []rune(name)
+	switch {
+	case plain && len(r) <= n:
+		return name
+	case len(r) <= n:
+		return fmt.Sprintf("%q", name)
+	}
+	return fmt.Sprintf("%q (%d more characters)", string(r[:n])+"…", len(r)-n)
 }
 
 // showValue renders one value for people: a string quoted and cut to n
