@@ -314,7 +314,8 @@ type Answer struct {
 // holds exactly (what a client holding numbers as float64 rounds to).
 // Fields left out keep the model's values, and so do secret fields, and
 // fields the model did not send, left empty or at the tool's default the
-// form showed (the tool applies it itself). Values are compared number
+// form showed (the tool applies it itself; emptied, such a field is an
+// edit to the empty string). Values are compared number
 // for number as written. When every value is the model's the outcome is
 // Approve with args exactly; otherwise it is Edit with the merged
 // arguments, which are validated again with v, the tool's input schema
@@ -363,7 +364,7 @@ func (f Form) Decide(args json.RawMessage, a Answer, v *schema.Validator) (Outco
 		}
 		fd := f.fields[k]
 		old, present := merged[k]
-		if s, ok := val.(string); ok && s == "" && (fd.secret || !present) {
+		if s, ok := val.(string); ok && s == "" && (fd.secret || (!present && fd.def == nil)) {
 			continue // left empty: the model's value (or its absence) stays
 		}
 		var nv json.RawMessage

@@ -542,6 +542,7 @@ var deployInfo = tools.Info{Name: "deploy", InputSchema: json.RawMessage(`{"type
 	"service":{"type":"string"},
 	"env":{"type":"string","enum":["staging","production"],"default":"production"},
 	"replicas":{"type":"integer","default":3},
+	"branch":{"type":"string","default":"main"},
 	"limits":{"type":"object","default":{"cpu":2}},
 	"key":{"type":"string","default":"k-default"}}}`), Secret: []string{"key"}}
 
@@ -568,7 +569,7 @@ func TestFormShowsTheToolsDefaults(t *testing.T) {
 	if got, ok := props["key"]["default"]; ok {
 		t.Errorf("a secret's default is on the form: %v", got)
 	}
-	for _, want := range []string{`service = "api"`, `env = "production"`, `replicas = 3`, `limits = {"cpu":2}`} {
+	for _, want := range []string{`service = "api"`, `branch = "main"`, `env = "production"`, `replicas = 3`, `limits = {"cpu":2}`} {
 		if !strings.Contains(f.Message, want) {
 			t.Errorf("message %q does not say %s", f.Message, want)
 		}
@@ -589,6 +590,9 @@ func TestFormShowsTheToolsDefaults(t *testing.T) {
 			want: approval.Approve, args: string(args)},
 		{name: "default changed", content: map[string]any{"service": "api", "env": "staging", "replicas": 3.0},
 			want: approval.Edit, args: `{"env":"staging","service":"api"}`},
+		// A field shown with a value and emptied was emptied on purpose.
+		{name: "default cleared", content: map[string]any{"branch": ""},
+			want: approval.Edit, args: `{"branch":"","service":"api"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
