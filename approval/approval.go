@@ -158,6 +158,11 @@ func (p Policy) Validate() error {
 	if p.Fallback == FallbackWebhook && (p.Webhook == nil || p.Webhook.URL == "") {
 		return errors.New("approval policy: the webhook fallback needs a webhook URL")
 	}
+	if p.Fallback == FallbackWebhook {
+		if err := checkURL(p.Webhook.URL); err != nil {
+			return fmt.Errorf("approval policy: %w", err)
+		}
+	}
 	if p.OnTimeout != Reject && p.OnTimeout != Approve {
 		return fmt.Errorf("approval policy: the on-timeout decision is %s; use reject or approve", p.OnTimeout)
 	}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
@@ -38,6 +40,9 @@ type Form struct {
 type field struct {
 	asJSON bool // shown as JSON text, read back as JSON
 	secret bool // shown without its value; left empty, the model's value stays
+	// def is the tool's default, shown for an argument the model left out;
+	// left as shown, the argument stays out and the tool applies it.
+	def json.RawMessage
 }
 
 // The lengths of what the form and the reasons show. They only bound text
@@ -67,7 +72,9 @@ var formatsAllowed = map[string]bool{"email": true, "uri": true, "date": true, "
 // not show or edit exactly: one of 2^53 or more in magnitude, or one with
 // more digits than a float64 holds. Secret arguments (info.Secret) get a
 // property without a default. Properties of the input schema that the model left out are on
-// the form too, without a default, so the reviewer can add them.
+// the form too, so the reviewer can add them: with the schema's default as
+// their default, when the schema declares one (the tool runs with it, so
+// the message names it too), and otherwise without one.
 //
 // NewForm fails only when args is not a JSON object.
 func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
@@ -79,7 +86,14 @@ func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
 		Properties map[string]map[string]any `json:"properties"`
 	}
 	_ = json.Unmarshal(info.InputSchema, &in) // a schema that is not an object gives no hints
+	var declared struct {
+		Properties map[string]struct {
+			Default json.RawMessage `json:"default"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(info.InputSchema, &declared) // the defaults as written
 	secret := secretSet(info.Secret)
+	var defaults []kv // the tool's defaults of the arguments the model left out
 
 	f := Form{fields: map[string]field{}}
 	props := map[string]any{}
@@ -92,6 +106,13 @@ func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
 			fd.secret = true
 			p = map[string]any{"type": "string", "description": withNote(decl, "secret: not shown; leave empty to keep the model's value")}
 		default:
+			note := ""
+			if d := declared.Properties[name].Default; !present && len(d) > 0 && json.Valid(d) {
+				// The tool runs with its default: the form shows it.
+				raw, present, fd.def = d, true, d
+				defaults = append(defaults, kv{name, d})
+				note = "the model left it out: the tool's default"
+			}
 			var v any
 			if present {
 				_ = json.Unmarshal(raw, &v) // raw came from a valid object
@@ -102,12 +123,16 @@ func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
 			// client might round as it is edited, is shown as text.
 			if !ok || (present && !floatSafe(raw)) {
 				fd.asJSON = true
-				p = map[string]any{"type": "string", "description": withNote(decl, "JSON value")}
+				note = strings.TrimPrefix(note+"; JSON value", "; ")
+				p = map[string]any{"type": "string", "description": withNote(decl, note)}
 				if present {
 					p["default"] = compact(raw)
 				}
 			} else if present {
 				p["default"] = v
+				if note != "" {
+					p["description"] = withNote(decl, note)
+				}
 			}
 		}
 		if t, _ := decl["title"].(string); t != "" {
@@ -149,7 +174,12 @@ func NewForm(info tools.Info, args json.RawMessage) (Form, error) {
 	if err != nil {
 		return Form{}, fmt.Errorf("approval: form for %q: %w", info.Name, err)
 	}
-	f.Message = fmt.Sprintf("Allow %q to run with %s?", info.Name, describe(given, secret, " = ", MessageValueLen, 0))
+	with := describe(given, secret, " = ", MessageValueLen, 0)
+	if len(defaults) > 0 {
+		slices.SortFunc(defaults, func(a, b kv) int { return strings.Compare(a.name, b.name) })
+		with += " (and the tool's defaults: " + describe(defaults, secret, " = ", MessageValueLen, 0) + ")"
+	}
+	f.Message = fmt.Sprintf("Allow %q to run with %s?", info.Name, with)
 	return f, nil
 }
 
@@ -283,7 +313,9 @@ type Answer struct {
 // its way from the person: any float64, or a json.Number that a float64
 // holds exactly (what a client holding numbers as float64 rounds to).
 // Fields left out keep the model's values, and so do secret fields, and
-// fields the model did not send, left empty. Values are compared number
+// fields the model did not send, left empty or at the tool's default the
+// form showed (the tool applies it itself; emptied, such a field is an
+// edit to the empty string). Values are compared number
 // for number as written. When every value is the model's the outcome is
 // Approve with args exactly; otherwise it is Edit with the merged
 // arguments, which are validated again with v, the tool's input schema
@@ -332,7 +364,7 @@ func (f Form) Decide(args json.RawMessage, a Answer, v *schema.Validator) (Outco
 		}
 		fd := f.fields[k]
 		old, present := merged[k]
-		if s, ok := val.(string); ok && s == "" && (fd.secret || !present) {
+		if s, ok := val.(string); ok && s == "" && (fd.secret || (!present && fd.def == nil)) {
 			continue // left empty: the model's value (or its absence) stays
 		}
 		var nv json.RawMessage
@@ -346,6 +378,9 @@ func (f Form) Decide(args json.RawMessage, a Answer, v *schema.Validator) (Outco
 		}
 		if present && sameValue(old, nv) {
 			continue
+		}
+		if !present && fd.def != nil && sameValue(fd.def, nv) {
+			continue // the tool's default, as shown: the tool applies it itself
 		}
 		if mayBeRounded(val, nv) {
 			return reject(fmt.Sprintf("Rejected: the reviewer's value for field %q, %s, may not be the number they gave: from 2^53 on, a number can be rounded on its way from the reviewer (float64 turns 9007199254740993 into 9007199254740992); the tool did not run", k, shorten(string(nv), SummaryValueLen)))
@@ -406,15 +441,16 @@ func Summary(info tools.Info, args json.RawMessage, max int) string {
 	return describe(given, secretSet(info.Secret), "=", SummaryValueLen, max)
 }
 
-// describe renders fields as name<sep>value pairs, each value cut to n
-// characters, the whole cut to max (0: no limit).
+// describe renders fields as name<sep>value pairs, each name (see
+// showName) and value cut to n characters, the whole cut to max (0: no
+// limit).
 func describe(given []kv, secret func(name string) bool, sep string, n, max int) string {
 	if len(given) == 0 {
 		return "no arguments"
 	}
 	parts := make([]string, 0, len(given))
 	for _, kv := range given {
-		parts = append(parts, kv.name+sep+showValue(kv.raw, secret(kv.name), n))
+		parts = append(parts, showName(kv.name, n)+sep+showValue(kv.raw, secret(kv.name), n))
 	}
 	s := strings.Join(parts, ", ")
 	if max > 0 {
@@ -423,6 +459,29 @@ func describe(given []kv, secret func(name string) bool, sep string, n, max int)
 		}
 	}
 	return s
+}
+
+// showName renders an argument's name for people: as it is when it is
+// plain (letters, digits, _ - . $) and at most n characters, otherwise
+// quoted and cut as a string value is. A name is the model's text too: one
+// that holds a line break, a quote or " = " could pass for more of the
+// message.
+func showName(name string, n int) string {
+	plain := name != ""
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("_-.$", r) {
+			plain = false
+			break
+		}
+	}
+	r := []rune(name)
+	switch {
+	case plain && len(r) <= n:
+		return name
+	case len(r) <= n:
+		return fmt.Sprintf("%q", name)
+	}
+	return fmt.Sprintf("%q (%d more characters)", string(r[:n])+"…", len(r)-n)
 }
 
 // showValue renders one value for people: a string quoted and cut to n

@@ -140,6 +140,15 @@ func TestNewFormMessage(t *testing.T) {
 			want: `Allow "send_mail" to run with TOKEN = [hidden], Token = [hidden], to = "a"?`},
 		{name: "no arguments", args: `{}`, want: `Allow "send_mail" to run with no arguments?`},
 		{name: "empty arguments", args: ``, want: `Allow "send_mail" to run with no arguments?`},
+		// A name is the model's text as much as a value is: one that could
+		// pass for more of the message is quoted, and cut like a value.
+		{name: "name that forges a line", args: `{"to":"eve@evil.io","note?\n\nThe recipient is verified. Allow":1}`,
+			want: `Allow "send_mail" to run with to = "eve@evil.io", "note?\n\nThe recipient is verified. Allow" = 1?`},
+		{name: "name that forges a pair", args: `{"to = \"bob@corp.io\", x":"eve@evil.io"}`,
+			want: `Allow "send_mail" to run with "to = \"bob@corp.io\", x" = "eve@evil.io"?`},
+		{name: "long name cut", args: `{"` + strings.Repeat("n", 100) + `":1}`,
+			want: `Allow "send_mail" to run with "` + strings.Repeat("n", 80) + `…" (20 more characters) = 1?`},
+		{name: "plain names bare", args: `{"a_b-c.d$1":1,"é":2}`, want: `Allow "send_mail" to run with a_b-c.d$1 = 1, é = 2?`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -522,6 +531,74 @@ func TestDecideLargeIntegers(t *testing.T) {
 			}
 			if string(out.Args) != tt.ran {
 				t.Errorf("args = %s, want exactly %s", out.Args, tt.ran)
+			}
+		})
+	}
+}
+
+// deployInfo's env has a default that the tool applies when the model
+// leaves it out.
+var deployInfo = tools.Info{Name: "deploy", InputSchema: json.RawMessage(`{"type":"object","properties":{
+	"service":{"type":"string"},
+	"env":{"type":"string","enum":["staging","production"],"default":"production"},
+	"replicas":{"type":"integer","default":3},
+	"branch":{"type":"string","default":"main"},
+	"limits":{"type":"object","default":{"cpu":2}},
+	"key":{"type":"string","default":"k-default"}}}`), Secret: []string{"key"}}
+
+// TestFormShowsTheToolsDefaults: an argument the model left out runs with
+// the tool's default (typed tools apply it after the approval), so the
+// form shows that default, as the field's value and in the message, and
+// leaving it as shown approves the call as the model made it.
+func TestFormShowsTheToolsDefaults(t *testing.T) {
+	args := json.RawMessage(`{"service":"api"}`)
+	f, err := approval.NewForm(deployInfo, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := properties(t, f)
+	if got := props["env"]["default"]; got != "production" {
+		t.Errorf("env default on the form = %v, want the tool's default, production", got)
+	}
+	if got := props["replicas"]["default"]; got != 3.0 {
+		t.Errorf("replicas default on the form = %v, want the tool's default, 3", got)
+	}
+	if got := props["limits"]["default"]; got != `{"cpu":2}` {
+		t.Errorf("limits default on the form = %v, want the tool's default as JSON text", got)
+	}
+	if got, ok := props["key"]["default"]; ok {
+		t.Errorf("a secret's default is on the form: %v", got)
+	}
+	for _, want := range []string{`service = "api"`, `branch = "main"`, `env = "production"`, `replicas = 3`, `limits = {"cpu":2}`} {
+		if !strings.Contains(f.Message, want) {
+			t.Errorf("message %q does not say %s", f.Message, want)
+		}
+	}
+	if strings.Contains(f.Message, "k-default") {
+		t.Errorf("message %q shows a secret's default", f.Message)
+	}
+	v := schema.MustCompile(deployInfo.InputSchema)
+	tests := []struct {
+		name    string
+		content map[string]any
+		want    approval.Decision
+		args    string
+	}{
+		{name: "accepted as shown", content: map[string]any{"service": "api", "env": "production", "replicas": 3.0, "limits": `{"cpu":2}`, "remember": false},
+			want: approval.Approve, args: string(args)},
+		{name: "accepted as shown, numbers as written", content: map[string]any{"replicas": json.Number("3.0"), "limits": `{ "cpu" : 2 }`},
+			want: approval.Approve, args: string(args)},
+		{name: "default changed", content: map[string]any{"service": "api", "env": "staging", "replicas": 3.0},
+			want: approval.Edit, args: `{"env":"staging","service":"api"}`},
+		// A field shown with a value and emptied was emptied on purpose.
+		{name: "default cleared", content: map[string]any{"branch": ""},
+			want: approval.Edit, args: `{"branch":"","service":"api"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := f.Decide(args, approval.Answer{Action: "accept", Content: tt.content}, v)
+			if err != nil || out.Decision != tt.want || string(out.Args) != tt.args {
+				t.Errorf("Decide = %s %s, %v; want %s with %s", out.Decision, out.Args, err, tt.want, tt.args)
 			}
 		})
 	}

@@ -42,7 +42,10 @@ type Webhook struct {
 	// Headers are sent with the question (Authorization, say). Nil: none.
 	Headers map[string]string
 	// Client sends the question. Nil: a private client, bounded by the
-	// question's context (see Timeout).
+	// question's context (see Timeout), that follows no redirect: a 3xx
+	// answer is a failure like any other non-2xx status, so neither the
+	// question nor the configured Headers go anywhere but URL, and the
+	// decision comes from URL alone.
 	Client *http.Client
 	// MaxAnswerBytes caps the answer's body; a longer answer is an error.
 	// Zero: DefaultMaxAnswerBytes.
@@ -118,8 +121,15 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 	if err != nil {
 		return Outcome{}, fmt.Errorf("approval webhook: encode the question: %w", err)
 	}
+	if err := checkURL(w.URL); err != nil {
+		return Outcome{}, fmt.Errorf("approval webhook: %w", err)
+	}
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL may carry a token: keep it out of messages
+		}
 		return Outcome{}, fmt.Errorf("approval webhook: %w", err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
@@ -128,7 +138,7 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 	}
 	client := w.Client
 	if client == nil {
-		client = &http.Client{}
+		client = noRedirects
 	}
 	resp, err := client.Do(hr)
 	if err != nil {
@@ -185,6 +195,31 @@ func (w *Webhook) Decide(ctx context.Context, req Request, info tools.Info, args
 	}
 	return Outcome{}, fmt.Errorf("approval webhook: unknown decision %q: want approve, reject or edit", a.Decision)
 }
+
+// checkURL reports a webhook URL that cannot be asked: one that does not
+// parse, or is not http or https with a host. Its errors never show the
+// URL, which may carry a token.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("the webhook URL cannot be parsed: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("the webhook URL's scheme is %q; use http or https", u.Scheme)
+	}
+	if u.Host == "" {
+		return errors.New("the webhook URL has no host")
+	}
+	return nil
+}
+
+// noRedirects is the client of a Webhook without one: a redirect comes back
+// as the answer (a non-2xx status), never followed.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // ErrNoAnswer is wrapped by the error of a webhook that did not answer in
 // time.

@@ -360,3 +360,64 @@ func TestWebhookEditOfALargeInteger(t *testing.T) {
 		t.Errorf("Decide = %s %s, want edit with the account 12345678901234569", out.Decision, out.Args)
 	}
 }
+
+// TestWebhookFollowsNoRedirect: a webhook that redirects does not get its
+// question, its configured headers (a token) or its decision taken from
+// wherever it points; the redirect is a failure, and so a denial.
+func TestWebhookFollowsNoRedirect(t *testing.T) {
+	for _, code := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(http.StatusText(code), func(t *testing.T) {
+			var reached sync.Mutex
+			var got []string
+			elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				reached.Lock()
+				got = append(got, r.Method+" X-Api-Key="+r.Header.Get("X-Api-Key"))
+				reached.Unlock()
+				io.WriteString(w, `{"decision":"approve"}`)
+			}))
+			t.Cleanup(elsewhere.Close)
+			hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, elsewhere.URL+"/decide", code)
+			}))
+			t.Cleanup(hook.Close)
+			w := &approval.Webhook{URL: hook.URL, Headers: map[string]string{"X-Api-Key": "k3y"}}
+			out, err := w.Decide(context.Background(), approval.Request{}, mail.Info(), mailArgs, nil)
+			if err == nil || !strings.Contains(err.Error(), "want 2xx") {
+				t.Errorf("Decide after a %d redirect = %+v, %v; want an HTTP %d error", code, out.Decision, err, code)
+			}
+			reached.Lock()
+			defer reached.Unlock()
+			if len(got) != 0 {
+				t.Errorf("the redirect was followed: the other server received %v", got)
+			}
+		})
+	}
+}
+
+// TestWebhookErrorsHideTheURL: the URL may carry a token; an error, which
+// the model reads in the rejection, never shows it, and a policy whose URL
+// cannot work is refused at start-up, without the URL either.
+func TestWebhookErrorsHideTheURL(t *testing.T) {
+	for _, u := range []string{
+		"https://hooks.example/abc%zz?token=SECRET",
+		"https://hooks.example/abc?token=SECRET\n",
+		"ftp://hooks.example/abc?token=SECRET",
+		"hooks.example/abc?token=SECRET",
+		"https://user:SECRET@/abc",
+	} {
+		t.Run(u, func(t *testing.T) {
+			w := &approval.Webhook{URL: u}
+			_, err := w.Decide(context.Background(), approval.Request{}, mail.Info(), mailArgs, nil)
+			if err == nil || strings.Contains(err.Error(), "SECRET") {
+				t.Errorf("Decide = %v, want an error that does not show the URL", err)
+			}
+			err = approval.Policy{Fallback: approval.FallbackWebhook, Webhook: w}.Validate()
+			if err == nil || strings.Contains(err.Error(), "SECRET") {
+				t.Errorf("Validate = %v, want an error that does not show the URL", err)
+			}
+		})
+	}
+	if err := (approval.Policy{Fallback: approval.FallbackWebhook, Webhook: &approval.Webhook{URL: "https://hooks.example/decide?token=SECRET"}}).Validate(); err != nil {
+		t.Errorf("Validate of a good webhook URL = %v", err)
+	}
+}

@@ -580,3 +580,58 @@ func TestMadeUpStateDoesNotDodgeTheBudget(t *testing.T) {
 		t.Errorf("the next call = %v, want the budget of 1 spent by the first leg", r)
 	}
 }
+
+type deployIn struct {
+	Service string `json:"service"`
+	Env     string `json:"env,omitempty" jsonschema:"enum=staging,enum=production,default=production"`
+}
+
+// TestApprovalFormShowsDefaults: a typed tool applies its defaults after
+// the approval, so the person must see them: a call that leaves env out
+// deploys to production, and the form says so. Sent back as shown (what a
+// client that pre-fills the form sends), it runs as the model made it.
+func TestApprovalFormShowsDefaults(t *testing.T) {
+	for _, modern := range []bool{false, true} {
+		t.Run(fmt.Sprintf("modern=%v", modern), func(t *testing.T) {
+			var mu sync.Mutex
+			var ran []string
+			deploy := approval.Gate(typed.MustNew("deploy", "Deploy a service.", func(_ context.Context, in deployIn) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				ran = append(ran, in.Service+"@"+in.Env)
+				return "deployed " + in.Service + " to " + in.Env, nil
+			}))
+			reg, err := tools.NewRegistry(deploy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := startRegistry(t, reg, server.Options{})
+			rv := &reviewer{decide: func(req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+				content := map[string]any{}
+				for _, f := range []string{"service", "env", "remember"} {
+					if d := fieldDefault(req, f); d != nil {
+						content[f] = d
+					}
+				}
+				return answer(mcp.ElicitationResponseActionAccept, content), nil
+			}}
+			c := gatedClient(t, url, rv, modern)
+			res := mustCall(t, c, "deploy", map[string]any{"service": "api"})
+			if res.IsError {
+				t.Fatalf("call = %q", resultText(res))
+			}
+			req := rv.last.Load().(mcp.ElicitationRequest)
+			if got := fieldDefault(req, "env"); got != "production" {
+				t.Errorf("env on the form = %v, want production, which the tool runs with", got)
+			}
+			if !strings.Contains(req.Params.Message, `env = "production"`) {
+				t.Errorf("message %q does not say the call runs with env = \"production\"", req.Params.Message)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if fmt.Sprint(ran) != "[api@production]" {
+				t.Errorf("ran %v, want [api@production]", ran)
+			}
+		})
+	}
+}
