@@ -1,6 +1,7 @@
-// Package calc is the calculator built-in: arithmetic on
-// github.com/Knetic/govaluate, restricted to numbers, operators, parentheses,
-// comparisons and an allow-list of math functions.
+// Package calc is the calculator built-in: arithmetic read by
+// github.com/Knetic/govaluate's parser, restricted to numbers, operators,
+// parentheses, comparisons and an allow-list of math functions, and
+// evaluated here by the usual precedence rules.
 //
 // The expression's length and nesting depth are checked BEFORE it is parsed
 // (the tool's input schema is the shared plain one, which has no maxLength,
@@ -147,9 +148,17 @@ func evaluate(expr string) (result any, err error) {
 	if err := checkTokens(e.Tokens()); err != nil {
 		return nil, err
 	}
-	v, err := e.Evaluate(constants)
+	// The tokens are evaluated here, not by govaluate's Evaluate: its
+	// planner silently drops what follows a closing parenthesis ("(2)(3)"
+	// gave 2), binds a leading minus tighter than ** ("-3 ** 2" gave 9) and
+	// groups ** to the left ("2 ** 3 ** 2" gave 64).
+	p := &parser{tokens: e.Tokens()}
+	v, err := p.comparison()
+	if err == nil && p.i < len(p.tokens) {
+		err = p.unexpected()
+	}
 	if err != nil {
-		return nil, tools.InvalidArgs("cannot evaluate the expression: %s", schema.Clip(err.Error(), 3*schema.MaxQuoted/2))
+		return nil, err
 	}
 	switch v := v.(type) {
 	case bool:
@@ -163,7 +172,247 @@ func evaluate(expr string) (result any, err error) {
 		}
 		return v, nil
 	}
-	return nil, tools.InvalidArgs("the expression gives %T, not a number", v)
+	return nil, tools.InvalidArgs("the expression gives no number")
+}
+
+// parser evaluates govaluate's tokens (already checked by checkTokens) by
+// the usual rules: comparisons bind loosest, then + -, then * / %, then a
+// leading minus, then ** (grouped to the right, so -3 ** 2 is -9 and
+// 2 ** 3 ** 2 is 512). Its recursion is bounded by the parenthesis depth
+// and the expression's length, both checked before parsing.
+type parser struct {
+	tokens []govaluate.ExpressionToken
+	i      int
+}
+
+// next returns the next token's kind and its value as text, or UNKNOWN at
+// the end.
+func (p *parser) next() (govaluate.TokenKind, string) {
+	if p.i >= len(p.tokens) {
+		return govaluate.UNKNOWN, ""
+	}
+	t := p.tokens[p.i]
+	switch t.Kind {
+	case govaluate.CLAUSE:
+		return t.Kind, "("
+	case govaluate.CLAUSE_CLOSE:
+		return t.Kind, ")"
+	case govaluate.FUNCTION:
+		return t.Kind, "a function"
+	}
+	return t.Kind, fmt.Sprint(t.Value)
+}
+
+func (p *parser) unexpected() error {
+	k, v := p.next()
+	switch {
+	case k == govaluate.UNKNOWN:
+		return tools.InvalidArgs("cannot parse the expression: it ends too early")
+	case k == govaluate.COMPARATOR:
+		return tools.InvalidArgs("cannot parse the expression: chained comparisons like 1 < x < 3 are not supported; compare two values")
+	case k == govaluate.SEPARATOR:
+		return tools.InvalidArgs("cannot parse the expression: a comma outside a function's arguments")
+	case p.i > 0 && p.tokens[p.i-1].Kind == govaluate.CLAUSE_CLOSE:
+		return tools.InvalidArgs("cannot parse the expression: %s after a ')' needs an operator between them (write (2) * (3), not (2)(3))", schema.Quote(v))
+	}
+	return tools.InvalidArgs("cannot parse the expression: unexpected %s", schema.Quote(v))
+}
+
+func (p *parser) comparison() (any, error) {
+	l, err := p.sum()
+	if err != nil {
+		return nil, err
+	}
+	if k, op := p.next(); k == govaluate.COMPARATOR {
+		p.i++
+		r, err := p.sum()
+		if err != nil {
+			return nil, err
+		}
+		lb, lok := l.(bool)
+		rb, rok := r.(bool)
+		switch {
+		case lok && rok && op == "==":
+			return lb == rb, nil
+		case lok && rok && op == "!=":
+			return lb != rb, nil
+		case lok || rok:
+			return nil, tools.InvalidArgs("cannot compare true/false with %s: compare numbers (chained comparisons like 1 < x < 3 are not supported)", op)
+		}
+		a, b := l.(float64), r.(float64)
+		switch op {
+		case "==":
+			return a == b, nil
+		case "!=":
+			return a != b, nil
+		case "<":
+			return a < b, nil
+		case "<=":
+			return a <= b, nil
+		case ">":
+			return a > b, nil
+		case ">=":
+			return a >= b, nil
+		}
+		return nil, tools.InvalidArgs("operator %s is not supported", schema.Quote(op))
+	}
+	return l, nil
+}
+
+// number is v as a number, or an error that names op.
+func number(v any, op string) (float64, error) {
+	if f, ok := v.(float64); ok {
+		return f, nil
+	}
+	return 0, tools.InvalidArgs("%s needs numbers, not true/false", op)
+}
+
+func (p *parser) sum() (any, error) {
+	l, err := p.product()
+	for err == nil {
+		k, op := p.next()
+		if k != govaluate.MODIFIER || (op != "+" && op != "-") {
+			return l, nil
+		}
+		p.i++
+		var r any
+		if r, err = p.product(); err == nil {
+			l, err = arithmetic(op, l, r)
+		}
+	}
+	return nil, err
+}
+
+func (p *parser) product() (any, error) {
+	l, err := p.unary()
+	for err == nil {
+		k, op := p.next()
+		if k != govaluate.MODIFIER || (op != "*" && op != "/" && op != "%") {
+			return l, nil
+		}
+		p.i++
+		var r any
+		if r, err = p.unary(); err == nil {
+			l, err = arithmetic(op, l, r)
+		}
+	}
+	return nil, err
+}
+
+func (p *parser) unary() (any, error) {
+	if k, op := p.next(); k == govaluate.PREFIX && op == "-" {
+		p.i++
+		v, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		x, err := number(v, "-")
+		return -x, err
+	}
+	return p.power()
+}
+
+func (p *parser) power() (any, error) {
+	base, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	if k, op := p.next(); k == govaluate.MODIFIER && op == "**" {
+		p.i++
+		exp, err := p.unary() // right-grouping, and 2 ** -1 is allowed
+		if err != nil {
+			return nil, err
+		}
+		return arithmetic("**", base, exp)
+	}
+	return base, nil
+}
+
+func (p *parser) primary() (any, error) {
+	if p.i >= len(p.tokens) {
+		return nil, p.unexpected()
+	}
+	t := p.tokens[p.i]
+	switch t.Kind {
+	case govaluate.NUMERIC:
+		p.i++
+		return t.Value, nil
+	case govaluate.VARIABLE:
+		p.i++
+		return constants[fmt.Sprint(t.Value)], nil
+	case govaluate.CLAUSE:
+		p.i++
+		v, err := p.comparison()
+		if err != nil {
+			return nil, err
+		}
+		if k, _ := p.next(); k != govaluate.CLAUSE_CLOSE {
+			return nil, p.unexpected()
+		}
+		p.i++
+		return v, nil
+	case govaluate.FUNCTION:
+		p.i++
+		f, _ := t.Value.(govaluate.ExpressionFunction)
+		if k, _ := p.next(); k != govaluate.CLAUSE || f == nil {
+			return nil, p.unexpected()
+		}
+		p.i++
+		var args []any
+		if k, _ := p.next(); k == govaluate.CLAUSE_CLOSE {
+			p.i++
+		} else {
+			for {
+				v, err := p.comparison()
+				if err != nil {
+					return nil, err
+				}
+				args = append(args, v)
+				k, _ := p.next()
+				p.i++
+				if k == govaluate.CLAUSE_CLOSE {
+					break
+				}
+				if k != govaluate.SEPARATOR {
+					p.i--
+					return nil, p.unexpected()
+				}
+			}
+		}
+		v, err := f(args...)
+		if err != nil {
+			return nil, tools.InvalidArgs("cannot evaluate the expression: %s", schema.Clip(err.Error(), 3*schema.MaxQuoted/2))
+		}
+		return v, nil
+	}
+	return nil, p.unexpected()
+}
+
+// arithmetic applies a binary operator to two numbers.
+func arithmetic(op string, l, r any) (any, error) {
+	a, err := number(l, op)
+	if err != nil {
+		return nil, err
+	}
+	b, err := number(r, op)
+	if err != nil {
+		return nil, err
+	}
+	switch op {
+	case "+":
+		return a + b, nil
+	case "-":
+		return a - b, nil
+	case "*":
+		return a * b, nil
+	case "/":
+		return a / b, nil
+	case "%":
+		return math.Mod(a, b), nil
+	case "**":
+		return math.Pow(a, b), nil
+	}
+	return nil, tools.InvalidArgs("operator %s is not supported", schema.Quote(op))
 }
 
 // allowedChar reports whether r may appear in an expression at all: what

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/Knetic/govaluate"
 
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/builtin/calc"
@@ -38,6 +41,17 @@ func TestCalculator(t *testing.T) {
 		{"comparison false", "1 == 2", "false"},
 		{"large", "10 ** 15", "1000000000000000"},
 		{"tiny", "1 / 10 ** 12", "1e-12"},
+		{"minus binds looser than power", "-3 ** 2", "-9"},
+		{"minus before a parenthesised power", "-(2) ** 2", "-4"},
+		{"parenthesised negative base", "(-3) ** 2", "9"},
+		{"power groups to the right", "2 ** 3 ** 2", "512"},
+		{"negative exponent", "2 ** -1", "0.5"},
+		{"negative base and exponent", "-2 ** -2", "-0.25"},
+		{"power above product", "2 * 3 ** 2", "18"},
+		{"subtraction of a negation", "10 - -3", "13"},
+		{"left to right", "100 / 10 / 5 - 1 - 1", "0"},
+		{"booleans compared", "(1 < 2) == (2 < 3)", "true"},
+		{"function of a negation", "-sqrt(4) ** 2", "-4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +100,17 @@ func TestCalculatorRefusals(t *testing.T) {
 		{"unbalanced open", "(1", "not closed"},
 		{"too long", strings.Repeat("1+", 600) + "1", "the limit is 1024"},
 		{"too deep", strings.Repeat("(", 65) + "1" + strings.Repeat(")", 65), "nested 65 deep"},
+		{"juxtaposed parentheses", "(2)(3)", `write (2) * (3)`},
+		{"juxtaposed after a sum", "(2)(3) + 1", `write (2) * (3)`},
+		{"number after parenthesis", "(2) 3", `needs an operator`},
+		{"juxtaposed call", "sqrt(4)(9)", `needs an operator`},
+		{"constant after parenthesis", "(1)pi", `needs an operator`},
+		{"top-level comma", "1, 2", "a comma outside"},
+		{"list argument", "max((1, 2))", "a comma outside"},
+		{"empty parentheses", "()", `unexpected ")"`},
+		{"chained comparison", "1 < 2 < 3", "chained comparisons"},
+		{"arithmetic on a comparison", "(1 < 2) * 3", "needs numbers, not true/false"},
+		{"negated comparison", "-(1 < 2)", "needs numbers, not true/false"},
 		{"absurdly deep", strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000), "characters long"},
 	}
 	for _, tt := range tests {
@@ -201,5 +226,45 @@ func TestLongInputNotEchoed(t *testing.T) {
 				t.Errorf("error quotes more than %d bytes of the input: %.300s", schema.MaxQuoted, r.Err.Message)
 			}
 		})
+	}
+}
+
+// TestAgreesWithGovaluate: on expressions of + - * / %, numbers,
+// parentheses and one comparison, where govaluate's planner follows the
+// usual rules, the calculator gives govaluate's result.
+func TestAgreesWithGovaluate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var gen func(depth int) string
+	gen = func(depth int) string {
+		if depth == 0 || rng.IntN(3) == 0 {
+			return fmt.Sprint(rng.IntN(20) + 1)
+		}
+		op := []string{" + ", " - ", " * ", " / ", " % "}[rng.IntN(5)]
+		s := gen(depth-1) + op + gen(depth-1)
+		if rng.IntN(2) == 0 {
+			s = "(" + s + ")"
+		}
+		return s
+	}
+	for range 2000 {
+		expr := gen(4)
+		if rng.IntN(4) == 0 {
+			expr += []string{" < ", " >= ", " == ", " != "}[rng.IntN(4)] + gen(2)
+		}
+		want, err := govaluate.NewEvaluableExpression(expr)
+		if err != nil {
+			t.Fatalf("govaluate cannot parse %q: %v", expr, err)
+		}
+		w, err := want.Evaluate(nil)
+		if err != nil {
+			t.Fatalf("govaluate cannot evaluate %q: %v", expr, err)
+		}
+		got, err := calc.Eval(expr, calc.Config{})
+		if f, ok := w.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+			continue
+		}
+		if err != nil || got != w {
+			t.Errorf("%s = %v %v, govaluate says %v", expr, got, err, w)
+		}
 	}
 }
