@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/Knetic/govaluate"
