@@ -398,21 +398,56 @@ func arithmetic(op string, l, r any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	var v float64
 	switch op {
 	case "+":
-		return a + b, nil
+		v = a + b
 	case "-":
-		return a - b, nil
+		v = a - b
 	case "*":
-		return a * b, nil
+		v = a * b
 	case "/":
-		return a / b, nil
+		if b == 0 {
+			if a == 0 {
+				return nil, tools.InvalidArgs("0 / 0 is not a number (a division by zero)")
+			}
+			return nil, tools.InvalidArgs("division by zero: %s / 0", Format(a))
+		}
+		v = a / b
 	case "%":
-		return math.Mod(a, b), nil
+		if b == 0 {
+			return nil, tools.InvalidArgs("a remainder by zero (%s %% 0) is not a number", Format(a))
+		}
+		v = math.Mod(a, b)
 	case "**":
-		return math.Pow(a, b), nil
+		v = math.Pow(a, b)
+		switch {
+		case math.IsNaN(v):
+			return nil, tools.InvalidArgs("%s ** %s has no real value (a negative number to a fractional power)", Format(a), Format(b))
+		case math.IsInf(v, 0) && a == 0:
+			return nil, tools.InvalidArgs("0 ** %s is a division by zero", Format(b))
+		}
+	default:
+		return nil, tools.InvalidArgs("operator %s is not supported", schema.Quote(op))
 	}
-	return nil, tools.InvalidArgs("operator %s is not supported", schema.Quote(op))
+	// Checked at every step, not only at the end: 1 / (1 / 0) must not
+	// come out as 0, nor 1 / 0 > 5 as true.
+	if math.IsInf(v, 0) {
+		return nil, tools.InvalidArgs("overflow: %s %s %s is too large for a 64-bit float", Format(a), op, Format(b))
+	}
+	return v, nil
+}
+
+// finite returns v, or an error when a function's result is not a finite
+// number (exp(1000), pow(0, -1), pow(-8, 1/3)).
+func finite(name string, v float64) (any, error) {
+	switch {
+	case math.IsNaN(v):
+		return nil, fmt.Errorf("%s has no real value for these arguments", name)
+	case math.IsInf(v, 0):
+		return nil, fmt.Errorf("%s is not finite for these arguments (overflow or a division by zero)", name)
+	}
+	return v, nil
 }
 
 // allowedChar reports whether r may appear in an expression at all: what
@@ -496,7 +531,11 @@ func unary(name string, f func(float64) (float64, error)) govaluate.ExpressionFu
 		if !ok {
 			return nil, fmt.Errorf("%s takes a number: %w", name, errArgs)
 		}
-		return f(x)
+		v, err := f(x)
+		if err != nil {
+			return nil, err
+		}
+		return finite(name, v)
 	}
 }
 
@@ -526,7 +565,7 @@ func variadic(name string, f func([]float64) float64) govaluate.ExpressionFuncti
 			}
 			xs[i] = x
 		}
-		return f(xs), nil
+		return finite(name, f(xs))
 	}
 }
 
@@ -540,7 +579,7 @@ func binary(name string, f func(a, b float64) float64) govaluate.ExpressionFunct
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("%s takes numbers: %w", name, errArgs)
 		}
-		return f(a, b), nil
+		return finite(name, f(a, b))
 	}
 }
 
