@@ -507,14 +507,22 @@ func oneOf(v any, options ...string) bool {
 }
 
 // Format renders a result: 12 significant digits, which hides the noise of
-// binary floating point (178.15 - 150 gives 28.150000000000006), and no
-// exponent for everyday magnitudes.
+// binary floating point (178.15 - 150 gives 28.150000000000006), but never
+// fewer than the integer part has below 2^53, where a float64 holds every
+// integer exactly (1234567890123 + 1 is 1234567890124, not 1234567890120).
+// No exponent for everyday magnitudes; an exponent below 1e-9 and from 2^53
+// on, where integers are no longer exact and a long run of digits would
+// look exact when it is not (2 ** 60 is 1.15292150461e+18).
 func Format(v float64) string {
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+	digits, a := 12, math.Abs(v)
+	if a >= 1e12 && a < 1<<53 {
+		digits = len(strconv.FormatFloat(math.Trunc(a), 'f', 0, 64))
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
 	if r == 0 {
 		return "0"
 	}
-	if a := math.Abs(r); a >= 1e21 || a < 1e-9 {
+	if a >= 1<<53 || math.Abs(r) < 1e-9 {
 		return strconv.FormatFloat(r, 'g', -1, 64)
 	}
 	return strconv.FormatFloat(r, 'f', -1, 64)

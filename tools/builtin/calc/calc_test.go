@@ -41,6 +41,13 @@ func TestCalculator(t *testing.T) {
 		{"comparison false", "1 == 2", "false"},
 		{"large", "10 ** 15", "1000000000000000"},
 		{"tiny", "1 / 10 ** 12", "1e-12"},
+		{"13-digit integer exact", "1234567890123 + 1", "1234567890124"},
+		{"16-digit integer exact", "10 ** 15 + 1", "1000000000000001"},
+		{"largest exact integer", "2 ** 53 - 1", "9007199254740991"},
+		{"large fraction keeps its integer digits", "1234567890123.4 + 0", "1234567890123"},
+		{"past 2^53 in exponent form", "2 ** 53 + 1", "9.00719925474e+15"},
+		{"big product in exponent form", "123456789 * 123456789", "1.52415787502e+16"},
+		{"2 ** 60 in exponent form", "2 ** 60", "1.15292150461e+18"},
 		{"minus binds looser than power", "-3 ** 2", "-9"},
 		{"minus before a parenthesised power", "-(2) ** 2", "-4"},
 		{"parenthesised negative base", "(-3) ** 2", "9"},
@@ -70,9 +77,15 @@ func TestCalculator(t *testing.T) {
 }
 
 func TestCalculatorStructured(t *testing.T) {
-	r := run(t, "(178.15 - 150) * 100")
-	if got := r.Structured.(map[string]any)["result"]; got != 2815.0 {
-		t.Errorf("structured result = %v, want 2815", got)
+	for expr, want := range map[string]float64{
+		"(178.15 - 150) * 100": 2815,
+		"1234567890123 + 1":    1234567890124,
+		"2 ** 53 - 1":          1<<53 - 1,
+	} {
+		r := run(t, expr)
+		if got := r.Structured.(map[string]any)["result"]; got != want {
+			t.Errorf("%s: structured result = %v, want %v", expr, got, want)
+		}
 	}
 }
 
