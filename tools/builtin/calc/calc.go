@@ -45,7 +45,7 @@ type Config struct {
 const Name = "calculator"
 
 const description = `Evaluate an arithmetic expression and return the number (or true/false for a comparison).
-Accepts numbers (3, 2.5, -4), + - * / % (remainder) ** (power), parentheses, comparisons (== != < <= > >=),
+Accepts numbers (3, 2.5, -4, 6.02e23), + - * / % (remainder) ** (power), parentheses, comparisons (== != < <= > >=),
 the constants pi and e, and these functions: FUNCTIONS.
 Examples: "(178.15 - 150) * 100" → 2815; "sqrt(2) * 2" → 2.82842712475; "max(3, 7, 5)" → 7; "2 ** 10 > 1000" → true.
 No variables, strings or other operators. Division by zero and results that are not finite numbers are errors.`
@@ -126,7 +126,87 @@ func Eval(expr string, cfg Config) (any, error) {
 	if depth != 0 {
 		return nil, tools.InvalidArgs("unbalanced parentheses: %d '(' not closed", depth)
 	}
+	expr, err := normalize(expr)
+	if err != nil {
+		return nil, err
+	}
 	return evaluate(expr)
+}
+
+// operatorChars are what govaluate's lexer reads as one operator token
+// when they follow each other.
+const operatorChars = "+-*/%<>=!"
+
+// normalize rewrites what govaluate's lexer misreads into what it reads. It
+// takes a run of operator characters, and a '.' after them, as one token,
+// so "2*-3" was the unknown operator "*-" and "2*.5" the unknown "*.": a
+// space now ends an operator before a negation or a leading-dot number. It
+// has no exponent notation, so "1e-12" (which Format prints) was 1 followed
+// by a name: such a number now becomes the plain decimal of the same
+// float64.
+func normalize(expr string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(expr); {
+		c := expr[i]
+		switch {
+		case (isDigit(c) || c == '.') && i > 0 && isWordByte(expr[i-1]):
+			b.WriteByte(c) // inside a name such as log10
+			i++
+		case isDigit(c) || c == '.' && i+1 < len(expr) && isDigit(expr[i+1]):
+			j := i
+			for j < len(expr) && (isDigit(expr[j]) || expr[j] == '.') {
+				j++
+			}
+			k := j
+			if k < len(expr) && (expr[k] == 'e' || expr[k] == 'E') {
+				k++
+				if k < len(expr) && (expr[k] == '+' || expr[k] == '-') {
+					k++
+				}
+				digits := k
+				for k < len(expr) && isDigit(expr[k]) {
+					k++
+				}
+				if k > digits && (k == len(expr) || !isWordByte(expr[k]) && expr[k] != '.') {
+					f, err := strconv.ParseFloat(expr[i:k], 64)
+					if math.IsInf(f, 0) {
+						return "", tools.InvalidArgs("the number %s is too large for a 64-bit float (overflow)", schema.Quote(expr[i:k]))
+					}
+					if err == nil {
+						b.WriteString(strconv.FormatFloat(f, 'f', -1, 64))
+						i = k
+						continue
+					}
+				}
+			}
+			b.WriteString(expr[i:j])
+			i = j
+		case strings.IndexByte(operatorChars, c) >= 0:
+			j := i
+			for j < len(expr) && strings.IndexByte(operatorChars, expr[j]) >= 0 {
+				j++
+			}
+			run := expr[i:j]
+			if n := len(run); n > 1 && run[n-1] == '-' && oneOf(run[:n-1], "+", "-", "*", "/", "%", "**", "==", "!=", "<", "<=", ">", ">=") {
+				run = run[:n-1] + " -"
+			}
+			b.WriteString(run)
+			if j < len(expr) && expr[j] == '.' {
+				b.WriteByte(' ')
+			}
+			i = j
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String(), nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isWordByte(c byte) bool {
+	return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
 }
 
 // evaluate parses and runs an expression that passed the checks above. A
