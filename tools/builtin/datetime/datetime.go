@@ -21,7 +21,6 @@ package datetime
 import (
 	"context"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -118,7 +117,8 @@ func (c Config) run(input string, now time.Time) (tools.Result, error) {
 		if err != nil {
 			return tools.Result{}, err
 		}
-		days := int(math.Round(b.Sub(a).Hours() / 24))
+		// Both are midnight UTC; not b.Sub(a), which stops at 292 years.
+		days := int((b.Unix() - a.Unix()) / (24 * 60 * 60))
 		return tools.Result{Text: fmt.Sprintf("%d days from %s to %s", days, a.Format(time.DateOnly), b.Format(time.DateOnly)),
 			Structured: map[string]any{"days": days, "from": a.Format(time.DateOnly), "to": b.Format(time.DateOnly)}}, nil
 	}

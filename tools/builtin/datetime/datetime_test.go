@@ -36,6 +36,9 @@ func TestCommands(t *testing.T) {
 		{"days between 2024-01-01 and 2024-12-25", "359 days from 2024-01-01 to 2024-12-25"},
 		{"days between 2024-12-25 and 2024-01-01", "-359 days"},
 		{"days between 2024-03-01 and 2024-04-01", "31 days"},
+		{"days between 1900-01-01 and 2200-01-01", "109573 days"},
+		{"days between 0001-01-01 and 9999-12-31", "3652058 days"},
+		{"days between 9999-12-31 and 0001-01-01", "-3652058 days"},
 		{"weekday of 2024-07-04", "2024-07-04 is a Thursday"},
 		{"weekday of today", "2024-06-15 is a Saturday"},
 	}
