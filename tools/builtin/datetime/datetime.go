@@ -5,7 +5,8 @@
 //	now in America/New_York              ... in a time zone
 //	today [in Europe/Paris]              the current date
 //	2024-01-01 + 5 days                  arithmetic: + or -, several terms allowed,
-//	2024-03-10T10:00:00Z - 90 minutes    units minute(s) hour(s) day(s) week(s) month(s) year(s)
+//	2024-03-10T10:00:00Z - 90 minutes    units minute(s) hour(s) day(s) week(s) month(s) year(s);
+//	2024-01-31 + 1 month                 a month or year on stops at the month's last day (2024-02-29)
 //	2024-03-10T10:00:00Z in Asia/Tokyo   convert an instant to a zone
 //	days between 2024-01-01 and 2024-12-25
 //	weekday of 2024-07-04
@@ -70,7 +71,7 @@ func (c Config) withDefaults() Config {
 const Name = "datetime"
 
 const usage = `now | now in ZONE | today | today in ZONE | DATE + N UNIT [- N UNIT ...] | INSTANT in ZONE | days between DATE and DATE | weekday of DATE ` +
-	`(DATE is YYYY-MM-DD, INSTANT is RFC 3339 like 2024-03-10T10:00:00Z, also "now"/"today"; UNIT is minutes, hours, days, weeks, months or years; ZONE is an IANA name like Europe/Paris or UTC)`
+	`(DATE is YYYY-MM-DD, INSTANT is RFC 3339 like 2024-03-10T10:00:00Z, also "now"/"today"; UNIT is minutes, hours, days, weeks, months or years, and + 1 month from Jan 31 gives the last day of February; ZONE is an IANA name like Europe/Paris or UTC)`
 
 // New returns the datetime tool.
 func New(cfg Config) tools.Tool {
@@ -218,13 +219,25 @@ func evalExpr(expr string, now time.Time, loc *time.Location, maxAmount int) (ti
 		case "week":
 			t = t.AddDate(0, 0, 7*n)
 		case "month":
-			t = t.AddDate(0, n, 0)
+			t = addMonths(t, n)
 		case "year":
-			t = t.AddDate(n, 0, 0)
+			t = addMonths(t, 12*n)
 		}
 		rest = strings.TrimSpace(rest[loc[1]:])
 	}
 	return t, dateOnly, nil
+}
+
+// addMonths adds n calendar months, keeping the day of the month but not
+// past the new month's last day: 2024-01-31 + 1 month is 2024-02-29, and
+// 2024-03-31 - 1 month too (time.AddDate would give 2024-03-02 for both).
+func addMonths(t time.Time, n int) time.Time {
+	y, m, d := t.Date()
+	first := time.Date(y, m+time.Month(n), 1, 0, 0, 0, 0, time.UTC)
+	if last := first.AddDate(0, 1, -1).Day(); d > last {
+		d = last
+	}
+	return time.Date(first.Year(), first.Month(), d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
 }
 
 func parseDate(s string, now time.Time) (time.Time, error) {
