@@ -8,6 +8,8 @@
 //	2024-03-10T10:00:00Z - 90 minutes    units minute(s) hour(s) day(s) week(s) month(s) year(s);
 //	2024-01-31 + 1 month                 a month or year on stops at the month's last day (2024-02-29)
 //	2024-03-10T10:00:00Z in Asia/Tokyo   convert an instant to a zone
+//	2024-03-10 + 1 hour in Europe/Paris  with a zone, arithmetic is done there:
+//	                                     a date is midnight in that zone
 //	days between 2024-01-01 and 2024-12-25
 //	weekday of 2024-07-04
 //
@@ -188,10 +190,13 @@ func evalExpr(expr string, now time.Time, loc *time.Location, maxAmount int) (ti
 		t = time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, loc)
 		dateOnly = true
 	default:
-		if d, err := time.Parse(time.DateOnly, base); err == nil {
+		// In the command's zone, as "now" and "today" are: a date is
+		// midnight there, and days, months and years keep the wall-clock
+		// time there across a DST change.
+		if d, err := time.ParseInLocation(time.DateOnly, base, loc); err == nil {
 			t, dateOnly = d, true
 		} else if i, err := time.Parse(time.RFC3339, base); err == nil {
-			t = i
+			t = i.In(loc)
 		} else {
 			return time.Time{}, false, tools.InvalidArgs("cannot read %s: use one of: %s", schema.Quote(expr), usage)
 		}
