@@ -219,7 +219,11 @@ func evaluate(expr string) (result any, err error) {
 	}()
 	e, err := govaluate.NewEvaluableExpressionWithFunctions(expr, functions)
 	if err != nil {
-		msg := schema.Clip(err.Error(), 3*schema.MaxQuoted/2) // it may quote the input
+		msg := schema.Clip(strings.TrimSpace(err.Error()), 3*schema.MaxQuoted/2) // it may quote the input
+		if strings.Contains(msg, "from FUNCTION [") {
+			// govaluate prints the function's address: "FUNCTION [0x633b60]".
+			msg = "a function name must be followed by its arguments in parentheses, like sqrt(2)"
+		}
 		if strings.Contains(msg, "Undefined function") {
 			msg += "; the functions are " + strings.Join(functionNames(), ", ")
 		}

@@ -113,6 +113,7 @@ func TestCalculatorRefusals(t *testing.T) {
 		{"overflow", "10 ** 400", "overflow"},
 		{"nan", "0 / 0", "not a number"},
 		{"domain", "sqrt(-1)", "sqrt needs a number ≥ 0"},
+		{"function without parentheses", "sqrt + 1", "followed by its arguments in parentheses"},
 		{"literal overflow", "1e309", `the number "1e309" is too large`},
 		{"literal times ten overflows", "1e308 * 10", "overflow"},
 		{"exponent without digits", "2e + 1", "cannot parse"},
@@ -139,6 +140,7 @@ func TestCalculatorRefusals(t *testing.T) {
 		{"not", "!(1 == 1)", `prefix operator "!"`},
 		{"boolean literal", "true", "true and false"},
 		{"parse error", "1 +", "cannot parse"},
+		{"malformed number", "1.2.3", "Unable to parse numeric value"},
 		{"unbalanced close", "1)", "position 2"},
 		{"unbalanced open", "(1", "not closed"},
 		{"too long", strings.Repeat("1+", 600) + "1", "the limit is 1024"},
@@ -164,6 +166,9 @@ func TestCalculatorRefusals(t *testing.T) {
 			}
 			if r.Err.Kind != tools.KindInvalidArguments || !strings.Contains(r.Err.Message, tt.want) {
 				t.Errorf("%.40s: %s %q, want invalid_arguments containing %q", tt.expr, r.Err.Kind, r.Err.Message, tt.want)
+			}
+			if strings.Contains(r.Err.Message, "0x") || strings.HasSuffix(r.Err.Message, "\n") {
+				t.Errorf("%.40s: error %q shows an address or ends in a newline", tt.expr, r.Err.Message)
 			}
 		})
 	}
