@@ -4,8 +4,8 @@
 // evaluated here by the usual precedence rules.
 //
 // The expression's length and nesting depth are checked BEFORE it is parsed
-// (the tool's input schema is the shared plain one, which has no maxLength,
-// so the tool enforces Config.MaxLength itself, first of all):
+// (the input schema publishes Config.MaxLength as maxLength, but Eval may be
+// called directly, so it enforces Config.MaxLength itself, first of all):
 // govaluate parses by recursion, and a deep enough input would overflow the
 // goroutine stack, which no recover() catches and which kills the process.
 package calc

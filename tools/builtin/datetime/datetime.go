@@ -16,8 +16,8 @@
 // Dates are YYYY-MM-DD; instants are RFC 3339. The time zone database is
 // embedded (time/tzdata), so zones work on machines without one.
 //
-// The tool's input schema is the shared plain one, which has no maxLength:
-// the tool refuses a command longer than Config.MaxLength before reading
+// The input schema publishes Config.MaxLength as maxLength, and Run and
+// the tool also refuse a command longer than Config.MaxLength before reading
 // it, and its errors quote at most schema.MaxQuoted bytes of it.
 package datetime
 
