@@ -5,23 +5,25 @@
 //	now in America/New_York              ... in a time zone
 //	today [in Europe/Paris]              the current date
 //	2024-01-01 + 5 days                  arithmetic: + or -, several terms allowed,
-//	2024-03-10T10:00:00Z - 90 minutes    units minute(s) hour(s) day(s) week(s) month(s) year(s)
+//	2024-03-10T10:00:00Z - 90 minutes    units minute(s) hour(s) day(s) week(s) month(s) year(s);
+//	2024-01-31 + 1 month                 a month or year on stops at the month's last day (2024-02-29)
 //	2024-03-10T10:00:00Z in Asia/Tokyo   convert an instant to a zone
+//	2024-03-10 + 1 hour in Europe/Paris  with a zone, arithmetic is done there:
+//	                                     a date is midnight in that zone
 //	days between 2024-01-01 and 2024-12-25
 //	weekday of 2024-07-04
 //
 // Dates are YYYY-MM-DD; instants are RFC 3339. The time zone database is
 // embedded (time/tzdata), so zones work on machines without one.
 //
-// The tool's input schema is the shared plain one, which has no maxLength:
-// the tool refuses a command longer than Config.MaxLength before reading
+// The input schema publishes Config.MaxLength as maxLength, and Run and
+// the tool also refuse a command longer than Config.MaxLength before reading
 // it, and its errors quote at most schema.MaxQuoted bytes of it.
 package datetime
 
 import (
 	"context"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -71,7 +73,7 @@ func (c Config) withDefaults() Config {
 const Name = "datetime"
 
 const usage = `now | now in ZONE | today | today in ZONE | DATE + N UNIT [- N UNIT ...] | INSTANT in ZONE | days between DATE and DATE | weekday of DATE ` +
-	`(DATE is YYYY-MM-DD, INSTANT is RFC 3339 like 2024-03-10T10:00:00Z, also "now"/"today"; UNIT is minutes, hours, days, weeks, months or years; ZONE is an IANA name like Europe/Paris or UTC)`
+	`(DATE is YYYY-MM-DD, INSTANT is RFC 3339 like 2024-03-10T10:00:00Z, also "now"/"today"; UNIT is minutes, hours, days, weeks, months or years, and + 1 month from Jan 31 gives the last day of February; ZONE is an IANA name like Europe/Paris or UTC)`
 
 // New returns the datetime tool.
 func New(cfg Config) tools.Tool {
@@ -118,7 +120,8 @@ func (c Config) run(input string, now time.Time) (tools.Result, error) {
 		if err != nil {
 			return tools.Result{}, err
 		}
-		days := int(math.Round(b.Sub(a).Hours() / 24))
+		// Both are midnight UTC; not b.Sub(a), which stops at 292 years.
+		days := int((b.Unix() - a.Unix()) / (24 * 60 * 60))
 		return tools.Result{Text: fmt.Sprintf("%d days from %s to %s", days, a.Format(time.DateOnly), b.Format(time.DateOnly)),
 			Structured: map[string]any{"days": days, "from": a.Format(time.DateOnly), "to": b.Format(time.DateOnly)}}, nil
 	}
@@ -187,10 +190,13 @@ func evalExpr(expr string, now time.Time, loc *time.Location, maxAmount int) (ti
 		t = time.Date(n.Year(), n.Month(), n.Day(), 0, 0, 0, 0, loc)
 		dateOnly = true
 	default:
-		if d, err := time.Parse(time.DateOnly, base); err == nil {
+		// In the command's zone, as "now" and "today" are: a date is
+		// midnight there, and days, months and years keep the wall-clock
+		// time there across a DST change.
+		if d, err := time.ParseInLocation(time.DateOnly, base, loc); err == nil {
 			t, dateOnly = d, true
 		} else if i, err := time.Parse(time.RFC3339, base); err == nil {
-			t = i
+			t = i.In(loc)
 		} else {
 			return time.Time{}, false, tools.InvalidArgs("cannot read %s: use one of: %s", schema.Quote(expr), usage)
 		}
@@ -218,13 +224,25 @@ func evalExpr(expr string, now time.Time, loc *time.Location, maxAmount int) (ti
 		case "week":
 			t = t.AddDate(0, 0, 7*n)
 		case "month":
-			t = t.AddDate(0, n, 0)
+			t = addMonths(t, n)
 		case "year":
-			t = t.AddDate(n, 0, 0)
+			t = addMonths(t, 12*n)
 		}
 		rest = strings.TrimSpace(rest[loc[1]:])
 	}
 	return t, dateOnly, nil
+}
+
+// addMonths adds n calendar months, keeping the day of the month but not
+// past the new month's last day: 2024-01-31 + 1 month is 2024-02-29, and
+// 2024-03-31 - 1 month too (time.AddDate would give 2024-03-02 for both).
+func addMonths(t time.Time, n int) time.Time {
+	y, m, d := t.Date()
+	first := time.Date(y, m+time.Month(n), 1, 0, 0, 0, 0, time.UTC)
+	if last := first.AddDate(0, 1, -1).Day(); d > last {
+		d = last
+	}
+	return time.Date(first.Year(), first.Month(), d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
 }
 
 func parseDate(s string, now time.Time) (time.Time, error) {

@@ -5,12 +5,16 @@
 package logging
 
 import (
+	"encoding"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/lmittmann/tint"
 	"golang.org/x/term"
@@ -66,7 +70,7 @@ func New(cfg Config) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: nameTrace})), nil
 	case "", "text":
 		if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			return slog.New(tint.NewTextHandler(w, &tint.Options{Level: level, TimeFormat: time.TimeOnly, ReplaceAttr: nameTrace})), nil
+			return newTint(w, level), nil
 		}
 		return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: nameTrace})), nil
 	}
@@ -82,4 +86,64 @@ func nameTrace(_ []string, a slog.Attr) slog.Attr {
 		}
 	}
 	return a
+}
+
+// newTint returns the coloured logger for a terminal. tint writes the
+// message as it is, and puts a value's ESC bytes back after quoting it (so
+// that values may carry colours): a model's text in a log line (a tool
+// call's input and output at debug level, a panic's message) could clear
+// the screen, move the cursor or rewrite the lines above. Every control
+// character in a message, a key or a value is written escaped instead
+// (\x1b, \n), so only tint's own colours reach the terminal.
+func newTint(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(tint.NewTextHandler(w, &tint.Options{Level: level, TimeFormat: time.TimeOnly,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr { return escapeControls(nameTrace(groups, a)) }}))
+}
+
+// escapeControls escapes the control characters of a's key and value.
+func escapeControls(a slog.Attr) slog.Attr {
+	a.Key = escape(a.Key)
+	switch a.Value.Kind() {
+	case slog.KindString:
+		a.Value = slog.StringValue(escape(a.Value.String()))
+	case slog.KindAny:
+		// An error, a slice of arguments...: tint prints it with %+v (or
+		// MarshalText) and restores its ESC bytes too.
+		v := a.Value.Any()
+		s := fmt.Sprintf("%+v", v)
+		if m, ok := v.(encoding.TextMarshaler); ok {
+			if b, err := m.MarshalText(); err == nil {
+				s = string(b)
+			}
+		}
+		if e := escape(s); e != s {
+			a.Value = slog.StringValue(e)
+		}
+	}
+	return a
+}
+
+// escape writes each control character of s (C0, DEL, C1) as Go would
+// quote it, and each invalid byte as \xNN. ESC is written \x1B, and so is
+// the text \x1b: tint, after quoting a value, turns every \x1b in it back
+// into an ESC byte, even one that was text (a backslash, then x1b).
+func escape(s string) string {
+	if !strings.Contains(s, `\x1b`) && !strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || unicode.IsControl(r) }) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsControl(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return strings.ReplaceAll(b.String(), `\x1b`, `\x1B`)
 }

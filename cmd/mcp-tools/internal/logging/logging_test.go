@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -72,5 +75,30 @@ func TestNewRefusesUnknown(t *testing.T) {
 				t.Errorf("New(%+v) error = %v, want one containing %q", tt.cfg, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestTintEscapesControls: on a terminal, text a model wrote (a tool's
+// input, an error quoting it) must not reach it as escape sequences or
+// line breaks; only tint's own colours (SGR sequences) may.
+func TestTintEscapesControls(t *testing.T) {
+	const hostile = "\x1b[2J\x1b[1A\x1b[2K\x1b]0;title\x07forged\nINF fake line\r\x9b31m\x7f"
+	var buf bytes.Buffer
+	log := logging.NewTint(&buf, server.LevelTrace)
+	log.Debug("call detail "+hostile, "tool", hostile, "input", hostile, "text", `a literal \x1b[2J, quoted`, "err", errors.New(hostile),
+		"args", []string{hostile}, hostile, 1, slog.Group("g", "k", hostile))
+	log.Log(context.Background(), server.LevelTrace, "traced")
+	out := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(buf.String(), "")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Errorf("wrote %d lines, want 2:\n%q", len(lines), out)
+	}
+	for _, r := range strings.TrimSuffix(out, "\n") {
+		if r != '\n' && (r < ' ' || r == 0x7f || r >= 0x80 && r <= 0x9f) {
+			t.Fatalf("control character %q reached the terminal: %q", r, out)
+		}
+	}
+	if !strings.Contains(out, `\x1B[2J`) || !strings.Contains(lines[1], "TRACE") {
+		t.Errorf("escaped text or the TRACE level missing: %q", out)
 	}
 }
