@@ -26,11 +26,41 @@ func (s *Server) recoverMiddleware(info tools.Info, next tools.Func) tools.Func 
 	return func(ctx context.Context, args json.RawMessage) (res tools.Result, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				s.log.Warn("tool panicked", "tool", name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				s.log.Warn("tool panicked", "tool", name, "panic", panicText(p), "stack", string(debug.Stack()))
 				res, err = tools.Result{}, &tools.Error{Kind: tools.KindInternal, Message: fmt.Sprintf("internal error in tool %q", name)}
 			}
 		}()
 		return next(ctx, args)
+	}
+}
+
+// panicTextWait bounds how long panicText waits for a panic value's String
+// or Error method.
+const panicTextWait = time.Second
+
+// panicText renders a tool's panic value for the log. Its String or Error
+// method is the tool's code, run on a goroutine of its own: one that
+// panics (fmt catches one panic, but lets go of a second met while
+// printing the first, which would end the process) or does not return
+// within panicTextWait is given up on, and the value's type is named
+// instead. A method that never returns keeps its goroutine.
+func panicText(p any) string {
+	done := make(chan string, 1)
+	go func() {
+		defer func() {
+			if recover() != nil {
+				done <- fmt.Sprintf("a %T whose String or Error method panicked", p)
+			}
+		}()
+		done <- fmt.Sprint(p)
+	}()
+	t := time.NewTimer(panicTextWait)
+	defer t.Stop()
+	select {
+	case text := <-done:
+		return text
+	case <-t.C:
+		return fmt.Sprintf("a %T whose String or Error method did not return within %s", p, panicTextWait)
 	}
 }
 
