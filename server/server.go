@@ -56,6 +56,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -183,8 +184,9 @@ type Options struct {
 	// DefaultHTTPReadTimeout.
 	HTTPReadTimeout time.Duration
 	// MaxResultBytes bounds one result (text plus structured content);
-	// a larger one is replaced by a result_too_large error. Zero:
-	// DefaultMaxResultBytes; negative: no bound.
+	// a larger one is replaced by a result_too_large error, and an error
+	// result's text past it is cut. Zero: DefaultMaxResultBytes;
+	// negative: no bound.
 	MaxResultBytes int
 	// MaxQueuedCalls bounds the tools/call requests a stdio client may
 	// have outstanding; past it a call gets a "server busy" JSON-RPC error
@@ -917,7 +919,8 @@ func rawArguments(req mcp.CallToolRequest) json.RawMessage {
 // render turns a call's outcome into the MCP result. It is the one place
 // where that happens. A result whose text and structured content together
 // are over limit bytes (limit > 0) is replaced by a result_too_large error;
-// structured content is encoded here, once, and handed on as JSON.
+// an error whose text is over it is cut, its kind and code kept.
+// Structured content is encoded here, once, and handed on as JSON.
 func render(r tools.Outcome, limit int) *mcp.CallToolResult {
 	var structured any
 	if raw, ok := r.Structured.(json.RawMessage); ok && r.Err == nil {
@@ -941,13 +944,18 @@ func render(r tools.Outcome, limit int) *mcp.CallToolResult {
 		annotated.Annotations = &mcp.Annotations{Audience: []mcp.Role{mcp.RoleUser}}
 	}
 	if r.Err != nil {
+		if limit > 0 && len(errorPrefix)+len(r.Err.Message) > limit {
+			e := *r.Err // the tool's own error stays as it was
+			e.Message = clipMessage(e.Message, limit-len(errorPrefix))
+			r.Err = &e
+		}
 		meta := map[string]any{MetaErrorKind: string(r.Err.Kind)}
 		if r.Err.Code != 0 {
 			meta[MetaErrorCode] = r.Err.Code
 		}
 		return &mcp.CallToolResult{
 			Result:  mcp.Result{Meta: &mcp.Meta{AdditionalFields: meta}},
-			Content: []mcp.Content{mcp.TextContent{Annotated: annotated, Type: "text", Text: "Error: " + r.Err.Message}},
+			Content: []mcp.Content{mcp.TextContent{Annotated: annotated, Type: "text", Text: errorPrefix + r.Err.Message}},
 			IsError: true,
 		}
 	}
@@ -955,6 +963,20 @@ func render(r tools.Outcome, limit int) *mcp.CallToolResult {
 		Content:           []mcp.Content{mcp.TextContent{Annotated: annotated, Type: "text", Text: r.Text}},
 		StructuredContent: structured,
 	}
+}
+
+// errorPrefix begins the text of every error result.
+const errorPrefix = "Error: "
+
+// clipMessage cuts msg, on a character boundary, to at most n bytes, the
+// mark of the cut included (when n leaves room for it).
+func clipMessage(msg string, n int) string {
+	mark := fmt.Sprintf("…(cut: %d bytes, over the server's limit; --max-result-bytes)", len(msg))
+	keep := max(n-len(mark), 0)
+	for keep > 0 && !utf8.RuneStart(msg[keep]) {
+		keep--
+	}
+	return msg[:keep] + mark
 }
 
 func tooLarge(size, limit int) *tools.Error {
