@@ -21,7 +21,10 @@
 // description=..., enum=a,enum=b, default=..., minimum=, maximum=,
 // minLength=, maxLength=, pattern=, example=... (see invopop/jsonschema).
 // `secret:"true"` marks a top-level field (one of an embedded struct
-// included) whose value is redacted in logs and approval summaries.
+// included) whose value is redacted in logs and approval summaries. Only
+// top-level values are redacted: a secret field inside a nested struct
+// (or an element or map value) hides the whole top-level field that
+// holds it.
 //
 // # Defaults
 //
@@ -404,16 +407,49 @@ func reflectSchema(r *jsonschema.Reflector, t reflect.Type) (s *jsonschema.Schem
 }
 
 // secretFields names the top-level members of struct type t marked
-// secret, those promoted from embedded structs included.
+// secret, those promoted from embedded structs included, and those that
+// hold a field marked secret at any depth (in a nested struct, an element,
+// a map value): only top-level values are redacted, so such a member is
+// hidden whole.
 func secretFields(t reflect.Type) []string {
 	var out []string
 	ms, _, _ := members(t)
+	seen := map[reflect.Type]bool{t: false}
 	for _, m := range ms {
-		if m.field.Tag.Get("secret") == "true" {
+		if m.field.Tag.Get("secret") == "true" || holdsSecret(m.field.Type, seen) {
 			out = append(out, m.name)
 		}
 	}
 	return out
+}
+
+// holdsSecret reports whether a value of type t can hold a struct field
+// marked secret. seen holds what is known of the struct types walked (a
+// type being walked is false until its answer is known).
+func holdsSecret(t reflect.Type, seen map[reflect.Type]bool) bool {
+	for {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+			t = t.Elem()
+			continue
+		}
+		break
+	}
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	if known, ok := seen[t]; ok {
+		return known
+	}
+	seen[t] = false
+	ms, _, _ := members(t)
+	for _, m := range ms {
+		if m.field.Tag.Get("secret") == "true" || holdsSecret(m.field.Type, seen) {
+			seen[t] = true
+			return true
+		}
+	}
+	return false
 }
 
 // customSchema is implemented by types that give their own schema; the

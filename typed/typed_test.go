@@ -828,3 +828,32 @@ func TestSchemaOfTypeNamedLikeAFieldType(t *testing.T) {
 		t.Errorf("input schema %.200s..., want the properties jar and mine", tool.Info().InputSchema)
 	}
 }
+
+type nestedCreds struct {
+	User  string `json:"user"`
+	Token string `json:"token" secret:"true"`
+}
+
+type nestedSecretIn struct {
+	City   string                 `json:"city"`
+	Creds  nestedCreds            `json:"creds"`
+	Keys   []nestedCreds          `json:"keys,omitempty"`
+	ByHost map[string]nestedCreds `json:"by_host,omitempty"`
+	Backup *nestedCreds           `json:"backup,omitempty"`
+}
+
+// TestNestedSecretRedacted: only top-level values are redacted, so a
+// secret field inside a nested object (an array element, a map value)
+// hides the whole top-level field that holds it; it used to be ignored,
+// and its value was logged in clear.
+func TestNestedSecretRedacted(t *testing.T) {
+	tool := typed.MustNew("nested", "d", func(ctx context.Context, in nestedSecretIn) (string, error) { return "ok", nil })
+	if got, want := strings.Join(tool.Info().Secret, " "), "creds keys by_host backup"; got != want {
+		t.Errorf("Secret = %s, want %s", got, want)
+	}
+	args := `{"city":"Oslo","creds":{"user":"ann","token":"s3cret"},"keys":[{"token":"s3cret"}],"by_host":{"h":{"token":"s3cret"}},"backup":{"token":"s3cret"}}`
+	got := string(tools.Redact(json.RawMessage(args), tool.Info().Secret))
+	if strings.Contains(got, "s3cret") || !strings.Contains(got, "Oslo") {
+		t.Errorf("Redact = %s, want every nested secret hidden and the city shown", got)
+	}
+}
