@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-tools/mcp-tools/tools"
 )
 
 // The stdio fast path: a tools/call is answered from the one strict read of
@@ -109,7 +111,15 @@ func (p *fastPath) start(f frame, done func()) {
 			done()
 		}
 		defer end()
+		answered := false
+		defer func() {
+			if !answered { // the tool called runtime.Goexit: the call still gets its answer
+				end()
+				p.respond(f.id, render(tools.Outcome{Err: internalError(f.tool)}, 0))
+			}
+		}()
 		res, _ := h(ctx, req) // the handler never returns an error: failures are results
+		answered = true
 		end()
 		p.respond(f.id, res)
 	})

@@ -20,18 +20,31 @@ import (
 )
 
 // recoverMiddleware turns a panic into an internal error. The panic value
-// and stack go to the log at WARN, never to the client.
+// and stack go to the log at WARN, never to the client. A call of
+// runtime.Goexit cannot be stopped: it is logged at ERROR, and the
+// goroutine ends (the stdio fast path still answers the call).
 func (s *Server) recoverMiddleware(info tools.Info, next tools.Func) tools.Func {
 	name := info.Name
 	return func(ctx context.Context, args json.RawMessage) (res tools.Result, err error) {
+		returned := false
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Warn("tool panicked", "tool", name, "panic", panicText(p), "stack", string(debug.Stack()))
-				res, err = tools.Result{}, &tools.Error{Kind: tools.KindInternal, Message: fmt.Sprintf("internal error in tool %q", name)}
+				res, err = tools.Result{}, internalError(name)
+			} else if !returned {
+				s.log.Error("tool called runtime.Goexit: its call ends with no result", "tool", name, "stack", string(debug.Stack()))
 			}
 		}()
-		return next(ctx, args)
+		res, err = next(ctx, args)
+		returned = true
+		return res, err
 	}
+}
+
+// internalError is the error of a call whose tool panicked (or ended its
+// goroutine): the details are in the log, never in the result.
+func internalError(name string) *tools.Error {
+	return &tools.Error{Kind: tools.KindInternal, Message: fmt.Sprintf("internal error in tool %q", name)}
 }
 
 // panicTextWait bounds how long panicText waits for a panic value's String

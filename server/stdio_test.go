@@ -99,6 +99,20 @@ func TestStdioEndToEnd(t *testing.T) {
 		}
 		waitFor(t, func() bool { return strings.Contains(stderr.String(), "secret panic detail") }, "the panic in the log")
 	})
+	t.Run("runtime.Goexit in a tool is answered", func(t *testing.T) {
+		// It cannot be stopped, as a panic can: the goroutine ends. The
+		// call still gets an answer (it used to get none, ever).
+		for range 3 {
+			res := mustCall(t, c, "goexit", map[string]any{})
+			if !res.IsError || errorKind(res) != "internal_error" {
+				t.Errorf("goexit = %v %q %q", res.IsError, resultText(res), errorKind(res))
+			}
+		}
+		if res := mustCall(t, c, "echo", map[string]any{"text": "still here"}); resultText(res) != "still here" {
+			t.Errorf("after goexit echo = %q", resultText(res))
+		}
+		waitFor(t, func() bool { return strings.Contains(stderr.String(), "runtime.Goexit") }, "the Goexit in the log")
+	})
 	t.Run("plain tool and audience", func(t *testing.T) {
 		res := mustCall(t, c, "shout", map[string]any{"input": "hi"})
 		if resultText(res) != "hi!" {

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"time"
 
@@ -52,6 +53,10 @@ func testTools() []tools.Tool {
 		}),
 		typed.MustNew("boom", "Always panics.", func(_ context.Context, _ struct{}) (string, error) {
 			panic("secret panic detail")
+		}),
+		typed.MustNew("goexit", "Ends its goroutine.", func(_ context.Context, _ struct{}) (string, error) {
+			runtime.Goexit()
+			return "", nil
 		}),
 		typed.MustNew("login", "Pretend to log in.", func(_ context.Context, in loginIn) (string, error) { return "welcome " + in.User, nil }),
 		typed.MustNew("sleep", "Sleep, or stop when cancelled.", func(ctx context.Context, in sleepIn) (string, error) {

@@ -31,7 +31,12 @@ import (
 // failure and a code; any other error is an execution failure whose message
 // is err.Error(). A panic inside Call is
 // recovered by the server, logged, and reported as an internal error; it
-// never takes the server down.
+// never takes the server down. A panic on a goroutine the tool started is
+// out of the server's reach and ends the process: a tool recovers its own
+// goroutines' panics. runtime.Goexit (t.FailNow in a test) is no way to
+// fail either: it is logged, and its goroutine ends; the stdio fast path
+// answers the call with an internal error, other transports may leave the
+// call unanswered.
 type Tool interface {
 	Info() Info
 	Call(ctx context.Context, args json.RawMessage) (Result, error)
