@@ -110,7 +110,56 @@ func inspectFrame(msg []byte) (frame, *frameError) {
 	fr.d.Reset(&fr.r)
 	fr.msg = msg
 	defer func() { fr.r.Reset(nil); fr.msg = nil }() // drop the reference to msg
-	return fr.read()
+	f, bad := fr.read()
+	if bad != nil && bad.id == nil {
+		bad.id = refusedID(msg)
+	}
+	return f, bad
+}
+
+// lenient reads what the strict reader refuses but JSON's grammar allows:
+// invalid UTF-8 (a lone surrogate escape) and duplicate member names.
+var lenient = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
+
+// refusedID is the id of a message the strict reader refused before it
+// came to the id: the TypeScript SDK writes the id last, and a refusal
+// without it leaves the client waiting for its timeout. It is the value of
+// the one top-level member named exactly "id" (no case variant of it
+// beside), a valid string or a number, in a message that is otherwise one
+// well-formed JSON object; nil otherwise (a syntax error has no id).
+func refusedID(msg []byte) jsontext.Value {
+	d := jsontext.NewDecoder(bytes.NewReader(msg), lenient...)
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	var id jsontext.Value
+	for d.PeekKind() != '}' {
+		name, err := d.ReadToken()
+		if err != nil {
+			return nil
+		}
+		switch n := name.String(); {
+		case n == "id":
+			v, err := d.ReadValue()
+			if err != nil || id != nil || (v.Kind() != '"' && v.Kind() != '0') || !v.IsValid() {
+				return nil
+			}
+			id = v.Clone()
+			continue
+		case strings.EqualFold(n, "id"):
+			return nil
+		}
+		if err := d.SkipValue(); err != nil {
+			return nil
+		}
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return nil
+	}
+	if _, err := d.ReadToken(); !errors.Is(err, io.EOF) {
+		return nil
+	}
+	return id
 }
 
 // name reads an object member name, unquoted. The result aliases the
@@ -259,6 +308,9 @@ func readError(err error) *frameError {
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) && strings.Contains(se.Error(), "duplicate") {
 		return &frameError{code: mcp.INVALID_REQUEST, msg: fmt.Sprintf("invalid request: duplicate member name %s", clipName([]byte(se.JSONPointer)))}
+	}
+	if errors.As(err, &se) && (strings.Contains(se.Error(), "invalid UTF-8") || strings.Contains(se.Error(), "surrogate")) {
+		return &frameError{code: mcp.PARSE_ERROR, msg: `parse error: a string in the message is not valid Unicode (invalid UTF-8, or a lone surrogate escape such as \ud800)`}
 	}
 	return &frameError{code: mcp.PARSE_ERROR, msg: "parse error: the message is not valid JSON"}
 }

@@ -23,6 +23,7 @@ func FuzzInspectFrame(f *testing.F) {
 		`[{"jsonrpc":"2.0"}]`,
 		strings.Repeat("[", 10000),
 		`{"jsonrpc":"2.0","id":1,"method":"x","params":` + strings.Repeat(`{"a":`, 5000) + `1` + strings.Repeat(`}`, 5000) + `}`,
+		`{"method":"tools/call","params":{"name":"echo","arguments":{"text":"\ud800"}},"jsonrpc":"2.0","id":"\ud800"}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -31,6 +32,9 @@ func FuzzInspectFrame(f *testing.F) {
 		if bad != nil {
 			if bad.msg == "" || len(bad.msg) > 300 {
 				t.Fatalf("error message %q", bad.msg)
+			}
+			if bad.id != nil && (!bad.id.IsValid() || bad.id.Kind() != '"' && bad.id.Kind() != '0') {
+				t.Fatalf("refusal names the id %s, not a valid string or number", bad.id)
 			}
 			return
 		}

@@ -38,6 +38,13 @@ func TestStdioFrameRules(t *testing.T) {
 		{"not JSON", `{"jsonrpc":"2.0","id":11,`, float64(11), -32700, "parse error"},
 		{"not JSON at all", `hello`, nil, -32700, "parse error"},
 		{"two values", `{"jsonrpc":"2.0","id":12,"method":"ping"} {}`, float64(12), -32700, "more than one"},
+		// The TypeScript SDK writes the id last: a refusal found before it
+		// must still name it, or the client waits for its timeout.
+		{"lone surrogate, id last", `{"method":"tools/call","params":{"name":"echo","arguments":{"text":"a \ud800"}},"jsonrpc":"2.0","id":13}`, float64(13), -32700, "invalid UTF-8"},
+		{"duplicate in arguments, id last", `{"method":"tools/call","params":{"name":"echo","arguments":{"text":"a","text":"b"}},"jsonrpc":"2.0","id":14}`, float64(14), -32600, "duplicate member name"},
+		{"case variant in params, id last", `{"method":"tools/call","params":{"NAME":"echo"},"jsonrpc":"2.0","id":"s15"}`, "s15", -32600, `"NAME"`},
+		{"two ids, one a case variant", `{"method":"ping","ID":16,"jsonrpc":"2.0","id":17}`, nil, -32600, `"ID"`},
+		{"syntax error, id last", `{"method":"ping","params":{"a":tru},"jsonrpc":"2.0","id":18}`, nil, -32700, "parse error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

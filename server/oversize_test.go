@@ -42,3 +42,47 @@ func TestOversizeErrorID(t *testing.T) {
 		}
 	}
 }
+
+// TestSkeletonID: the id of an over-long line is read from its skeleton
+// wherever it is, however the line arrives in pieces: never an id nested
+// deeper, nor one in a string, nor one of two.
+func TestSkeletonID(t *testing.T) {
+	long := strings.Repeat("y", 1000)
+	tests := []struct{ msg, want string }{
+		{`{"method":"x","params":{"a":"` + long + `","id":1,"s":"}{\"id\":2"},"jsonrpc":"2.0","id":3}`, `3`},
+		{`{"method":"x","params":[{"id":1},"]"],"jsonrpc":"2.0","id":"a\\\"]}b"}` + "\r\n", `"a\\\"]}b"`},
+		{`{"x":"` + long + `","id":-4.5e1}`, `-4.5e1`},
+		{`{"id":"` + long + `"}`, `null`}, // too long to name
+		{`{"` + long + `":1,"id":5}`, `null`},
+		{`{"id":6,"id":7}`, `null`},
+		{`{"params":{"id":8}}`, `null`},
+		{`{"p":"\"id\":9"}`, `null`},
+		{`[{"id":10}]`, `null`},
+		{`{"id":"\ud800"}`, `null`},
+		{`{"a":"\ud800","id":11}`, `11`},
+	}
+	for _, tt := range tests {
+		for _, n := range []int{1, 7, len(tt.msg)} {
+			var s skeleton
+			for i := 0; i < len(tt.msg); i += n {
+				s.write([]byte(tt.msg[i:min(i+n, len(tt.msg))]))
+			}
+			var buf bytes.Buffer
+			writeOversizeError(&buf, s.b, 100)
+			var resp struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if err := json.Unmarshal(buf.Bytes(), &resp); err != nil {
+				t.Fatalf("%s: %v", buf.Bytes(), err)
+			}
+			if string(resp.ID) != tt.want {
+				t.Errorf("%.60s… in pieces of %d (skeleton %q): id %s, want %s", tt.msg, n, s.b, resp.ID, tt.want)
+			}
+		}
+	}
+	var s skeleton
+	s.write([]byte(`{"a":[` + strings.Repeat(`1,`, 1<<20) + `1],"b":` + strings.Repeat(`1`, 1<<20)))
+	if len(s.b) > maxSkeleton+1 {
+		t.Errorf("skeleton holds %d bytes", len(s.b))
+	}
+}

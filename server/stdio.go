@@ -600,7 +600,7 @@ func (l *lineLimiter) next() {
 	l.line = l.line[:0]
 	size := 0
 	over := false
-	var prefix []byte
+	var top skeleton
 	for {
 		chunk, err := l.r.ReadSlice('\n')
 		size += len(chunk)
@@ -613,17 +613,20 @@ func (l *lineLimiter) next() {
 			}
 			if msg > l.max {
 				over = true
-				prefix = append([]byte(nil), firstBytes(append(l.line, chunk...), 256)...)
+				top.write(l.line)
 				l.line = l.line[:0]
 			} else {
 				l.line = append(l.line, chunk...)
 			}
 		}
+		if over {
+			top.write(chunk)
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if over {
-			l.onOversize(prefix, size)
+			l.onOversize(top.b, size)
 			if err != nil {
 				l.err = err
 			}
@@ -656,43 +659,112 @@ func lineEnd(line, chunk []byte) int {
 	return 1
 }
 
-func firstBytes(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[:n]
-	}
-	return b
+// skeleton keeps, in bounded memory, what an over-long line says at its
+// top level, so that its id can be read wherever it is (the TypeScript SDK
+// writes it last): each value nested deeper is written 0, each top-level
+// string longer than maxSkeletonString null; past maxSkeleton bytes, the
+// rest is dropped.
+type skeleton struct {
+	b          []byte
+	depth      int
+	inStr, esc bool
+	long       bool // the top-level string being read is too long to keep
+	strAt      int  // where in b that string starts
 }
 
-// oversizeID is the id of a message from its first bytes: the value of
-// its top-level "id", when they hold it whole, as it came (as inspectFrame
-// errors name it); nil otherwise. A search for "id" anywhere took one
-// nested in params, or the "1" of 1.5.
+const (
+	maxSkeleton       = 4096
+	maxSkeletonString = 256
+)
+
+func (s *skeleton) write(p []byte) {
+	for _, c := range p {
+		if len(s.b) > maxSkeleton {
+			return
+		}
+		top := s.depth <= 1
+		if s.inStr {
+			switch {
+			case s.esc:
+				s.esc = false
+			case c == '\\':
+				s.esc = true
+			case c == '"':
+				s.inStr = false
+			}
+			if !top {
+				continue
+			}
+			if !s.long {
+				s.b = append(s.b, c)
+				s.long = len(s.b)-s.strAt > maxSkeletonString
+			}
+			if !s.inStr && s.long {
+				s.b = append(s.b[:s.strAt], "null"...)
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			s.inStr = true
+			if top {
+				s.strAt, s.long = len(s.b), false
+				s.b = append(s.b, c)
+			}
+		case '{', '[':
+			s.depth++
+			switch s.depth {
+			case 1:
+				s.b = append(s.b, c)
+			case 2:
+				s.b = append(s.b, '0')
+			}
+		case '}', ']':
+			if s.depth == 1 {
+				s.b = append(s.b, c)
+			}
+			s.depth = max(s.depth-1, 0)
+		default:
+			if top {
+				s.b = append(s.b, c)
+			}
+		}
+	}
+}
+
+// oversizeID is the id of an over-long message from what is known of it
+// (its skeleton, or its first bytes): the value of its one top-level "id",
+// when read whole, as it came (as inspectFrame errors name it); nil
+// otherwise. A search for "id" anywhere took one nested in params, or the
+// "1" of 1.5.
 func oversizeID(prefix []byte) json.RawMessage {
-	d := jsontext.NewDecoder(bytes.NewReader(prefix))
+	d := jsontext.NewDecoder(bytes.NewReader(prefix), lenient...)
 	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil
 	}
+	var id json.RawMessage
 	for {
 		name, err := d.ReadToken()
 		if err != nil || name.Kind() != '"' {
-			return nil
+			return id // the end of the object, or of what is known of it
 		}
 		if name.String() != "id" {
 			if d.SkipValue() != nil {
-				return nil
+				return id
 			}
 			continue
 		}
 		v, err := d.ReadValue()
 		switch {
-		case err != nil:
+		case err != nil, id != nil, !v.IsValid(): // cut short, or a second id
 			return nil
 		case v.Kind() == '"':
-			return json.RawMessage(v.Clone())
+			id = json.RawMessage(v.Clone())
 		case v.Kind() == '0' && int(d.InputOffset()) < len(prefix): // not cut short
-			return json.RawMessage(v.Clone())
+			id = json.RawMessage(v.Clone())
+		default:
+			return nil
 		}
-		return nil
 	}
 }
 

@@ -269,6 +269,36 @@ func TestStdioOversizeLineRefusedAndNextServed(t *testing.T) {
 	}
 }
 
+// TestStdioOversizeLineIDLast: the TypeScript SDK writes the id last; an
+// over-long line still gets an error naming it (not an id nested in
+// params), or the client waits for its timeout.
+func TestStdioOversizeLineIDLast(t *testing.T) {
+	r := startRaw(t, "MCP_TOOLS_TEST_MAX_MESSAGE=65536")
+	big := strings.Repeat("x", 200_000)
+	for _, tt := range []struct {
+		line string
+		want any
+	}{
+		{`{"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + big + `","id":99}},"jsonrpc":"2.0","id":7}`, float64(7)},
+		{`{"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + big + `"}},"jsonrpc":"2.0","id":"s\"8"}`, `s"8`},
+		{`{"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + big + `"}},"jsonrpc":"2.0","id":9,"id":10}`, nil},
+		{`{"method":"tools/call","params":{"name":"echo","arguments":{"id":11,"text":"` + big + `"}},"jsonrpc":"2.0"}`, nil},
+	} {
+		r.send(t, tt.line)
+		m := r.read(t)
+		if m.Error == nil || m.Error.Code != -32600 || !strings.Contains(m.Error.Message, "too large") {
+			t.Fatalf("over-long line answered with %+v, want a -32600 'too large' error", m)
+		}
+		if m.ID != tt.want {
+			t.Errorf("%.40s…%s: error id = %v, want %v", tt.line, tt.line[len(tt.line)-30:], m.ID, tt.want)
+		}
+	}
+	r.send(t, `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"small"}}}`)
+	if m := r.read(t); m.ID != float64(12) || !strings.Contains(string(m.Result), `"small"`) {
+		t.Fatalf("next request answered with %+v %s", m, m.Result)
+	}
+}
+
 func TestStdioHundredParallelCallsAnsweredOnce(t *testing.T) {
 	r := startRaw(t)
 	const n = 100
