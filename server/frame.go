@@ -117,9 +117,13 @@ func inspectFrame(msg []byte) (frame, *frameError) {
 	return f, bad
 }
 
-// lenient reads what the strict reader refuses but JSON's grammar allows:
-// invalid UTF-8 (a lone surrogate escape) and duplicate member names.
-var lenient = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
+// lenientDecoder reads msg allowing what the strict reader refuses but
+// JSON's grammar allows: invalid UTF-8 (a lone surrogate escape) and
+// duplicate member names. Only refused messages are read so: a function,
+// not a package variable, so that no initialiser builds the options.
+func lenientDecoder(msg []byte) *jsontext.Decoder {
+	return jsontext.NewDecoder(bytes.NewReader(msg), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+}
 
 // refusedID is the id of a message the strict reader refused before it
 // came to the id: the TypeScript SDK writes the id last, and a refusal
@@ -128,7 +132,7 @@ var lenient = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.Allow
 // beside), a valid string or a number, in a message that is otherwise one
 // well-formed JSON object; nil otherwise (a syntax error has no id).
 func refusedID(msg []byte) jsontext.Value {
-	d := jsontext.NewDecoder(bytes.NewReader(msg), lenient...)
+	d := lenientDecoder(msg)
 	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil
 	}

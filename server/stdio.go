@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
@@ -738,7 +737,7 @@ func (s *skeleton) write(p []byte) {
 // otherwise. A search for "id" anywhere took one nested in params, or the
 // "1" of 1.5.
 func oversizeID(prefix []byte) json.RawMessage {
-	d := jsontext.NewDecoder(bytes.NewReader(prefix), lenient...)
+	d := lenientDecoder(prefix)
 	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil
 	}
