@@ -2,7 +2,9 @@ package tools
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Middleware wraps a tool's call with behaviour of its own (logging, limits,
@@ -101,4 +103,23 @@ func ShowArgs(info Info, args json.RawMessage) string {
 		}
 	}
 	return string(Redact(args, info.Secret))
+}
+
+// ShowArgsN is ShowArgs bounded to max characters (a stub: the whole
+// display, then cut).
+func ShowArgsN(info Info, args json.RawMessage, max int) string {
+	s := ShowArgs(info, args)
+	if max <= 0 || len(s) <= max {
+		return s
+	}
+	cut, count := 0, 0
+	for cut < len(s) && count < max {
+		_, size := utf8.DecodeRuneInString(s[cut:])
+		cut += size
+		count++
+	}
+	if cut >= len(s) {
+		return s
+	}
+	return s[:cut] + "…(" + strconv.Itoa(len(s)-cut) + " more bytes)"
 }
