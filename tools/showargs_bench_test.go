@@ -14,7 +14,7 @@ func benchShowArgs(b *testing.B, info tools.Info, args json.RawMessage) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(args)))
 	for b.Loop() {
-		if s := truncateRunes(tools.ShowArgs(info, args), 200); len(s) == 0 {
+		if s := tools.ShowArgsN(info, args, 200); len(s) == 0 {
 			b.Fatal("nothing shown")
 		}
 	}
