@@ -363,7 +363,7 @@ func plainInput(args []byte, max int) (string, bool) {
 		if err != nil {
 			return "", false
 		}
-		if string(name) != `"input"` && !(bytes.IndexByte(name, '\\') >= 0 && isSecretExact(name, "input")) {
+		if string(name) != `"input"` && !(bytes.IndexByte(name, '\\') >= 0 && nameIs(name, "input")) {
 			if d.SkipValue() != nil {
 				return "", false
 			}
@@ -388,8 +388,8 @@ func plainInput(args []byte, max int) (string, bool) {
 	return "", false
 }
 
-// isSecretExact reports whether the quoted name raw, unescaped, is name.
-func isSecretExact(raw jsontext.Value, name string) bool {
+// nameIs reports whether the quoted name raw, unescaped, is exactly name.
+func nameIs(raw jsontext.Value, name string) bool {
 	var buf [64]byte
 	u, err := jsontext.AppendUnquote(buf[:0], raw)
 	return err == nil && string(u) == name

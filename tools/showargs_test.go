@@ -69,6 +69,9 @@ func TestShowArgsN(t *testing.T) {
 		{"plain input cut", plain, `{"input":"abcdefgh"}`, 3, "abc…(5 more bytes)"},
 		{"plain input decoded", plain, `{"input":"a\nb\u00e9c\ud83d\ude00"}`, 200, "a\nbéc😀"},
 		{"plain input decoded, then cut", plain, `{"input":"a\u00e9\u00e9\u00e9"}`, 2, "aé…(4 more bytes)"},
+		{"plain input named with an escape", plain, `{"\u0069nput":"x"}`, 200, "x"},
+		{"plain input repeated shows the object", plain, `{"input":"a","input":"b"}`, 200, `{"input":"a","input":"b"}`},
+		{"plain input with invalid UTF-8", plain, "{\"input\":\"a\xffb\"}", 200, "a\ufffdb"},
 		{"plain null input", plain, `{"input":null}`, 200, ""},
 		{"plain without input shows the object", plain, `{"x":1}`, 200, `{"x":1}`},
 		{"plain with a secret input", plainSecret, `{"input":"s3cret"}`, 200, tools.Hidden},
@@ -187,8 +190,6 @@ func redactedPrefix(args []byte, secret []string) (out string, sawSecret bool) {
 	return b.String(), sawSecret
 }
 
-var suffix = regexp.MustCompile(`…\((malformed(; [0-9]+ more bytes)?|[0-9]+ more bytes)\)$`)
-
 // FuzzShowArgsN: whatever the arguments, the display never shows more of
 // a planted secret than the arguments show outside secret fields, never
 // more than max characters before its mark, is valid UTF-8 when the
@@ -196,6 +197,7 @@ var suffix = regexp.MustCompile(`…\((malformed(; [0-9]+ more bytes)?|[0-9]+ mo
 // exactly what ShowArgs then the server's truncate showed.
 func FuzzShowArgsN(f *testing.F) {
 	const planted = "PLANTED"
+	suffix := regexp.MustCompile(`…\((malformed(; [0-9]+ more bytes)?|[0-9]+ more bytes)\)$`)
 	seeds := []string{
 		`{"user":"ann","token":"PLANTED"}`,
 		`{"token":"PLANTED","token":"PLANTED","Token":["PLANTED"]}`,
