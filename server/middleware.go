@@ -127,7 +127,7 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 		var pending *inputRequired
 		if errors.As(err, &pending) {
 			if s.log.Enabled(ctx, slog.LevelInfo) {
-				s.log.LogAttrs(ctx, slog.LevelInfo, fmt.Sprintf("%s(%s) -> waiting for approval", name, truncate(tools.ShowArgs(info, args), s.opts.LogTruncate)),
+				s.log.LogAttrs(ctx, slog.LevelInfo, fmt.Sprintf("%s(%s) -> waiting for approval", name, tools.ShowArgsN(info, args, s.opts.LogTruncate)),
 					slog.String("tool", name))
 			}
 			return res, err
@@ -135,7 +135,7 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 		var created *taskCreated
 		if errors.As(err, &created) {
 			if s.log.Enabled(ctx, slog.LevelInfo) {
-				s.log.LogAttrs(ctx, slog.LevelInfo, fmt.Sprintf("%s(%s) -> task %s started", name, truncate(tools.ShowArgs(info, args), s.opts.LogTruncate), created.rec.ID),
+				s.log.LogAttrs(ctx, slog.LevelInfo, fmt.Sprintf("%s(%s) -> task %s started", name, tools.ShowArgsN(info, args, s.opts.LogTruncate), created.rec.ID),
 					slog.String("tool", name), slog.String("task", created.rec.ID), principalAttr(ctx))
 			}
 			return res, err
@@ -144,13 +144,14 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 		if out.Err == nil && !s.log.Enabled(ctx, slog.LevelInfo) {
 			return res, err
 		}
-		in := tools.ShowArgs(info, args)
+		// The arguments are read no further than each line shows them.
+		in := tools.ShowArgsN(info, args, s.opts.LogTruncate)
 		who := principalAttr(ctx)
 		if out.Err != nil {
-			s.log.LogAttrs(ctx, slog.LevelWarn, name+"("+truncate(in, s.opts.LogTruncate)+") -> Error: "+truncate(out.Err.Message, s.opts.LogTruncate),
+			s.log.LogAttrs(ctx, slog.LevelWarn, name+"("+in+") -> Error: "+truncate(out.Err.Message, s.opts.LogTruncate),
 				slog.String("tool", name), slog.String("kind", string(out.Err.Kind)), slog.Duration("duration", d), who)
 		} else {
-			s.log.LogAttrs(ctx, slog.LevelInfo, name+"("+truncate(in, s.opts.LogTruncate)+") -> "+truncate(out.Text, s.opts.LogTruncate),
+			s.log.LogAttrs(ctx, slog.LevelInfo, name+"("+in+") -> "+truncate(out.Text, s.opts.LogTruncate),
 				slog.String("tool", name), slog.Duration("duration", d), who)
 		}
 		if s.log.Enabled(ctx, slog.LevelDebug) {
@@ -158,7 +159,7 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 			if out.Err != nil {
 				text = "Error: " + out.Err.Message
 			}
-			s.log.LogAttrs(ctx, slog.LevelDebug, "call detail", slog.String("tool", name), slog.String("input", truncate(in, debugTruncate*s.opts.LogTruncate)), slog.String("output", truncate(text, debugTruncate*s.opts.LogTruncate)))
+			s.log.LogAttrs(ctx, slog.LevelDebug, "call detail", slog.String("tool", name), slog.String("input", tools.ShowArgsN(info, args, debugTruncate*s.opts.LogTruncate)), slog.String("output", truncate(text, debugTruncate*s.opts.LogTruncate)))
 		}
 		return res, err
 	}

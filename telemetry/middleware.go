@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -159,7 +161,7 @@ func (t *Telemetry) traced(info tools.Info, m *toolMetrics, next tools.Func) too
 				attrs = appendRequest(attrs, r)
 			}
 			if t.cfg.RecordArguments {
-				attrs = append(attrs, keyGenAIToolCallArguments.String(clip(tools.ShowArgs(info, args), t.cfg.MaxAttributeBytes)))
+				attrs = append(attrs, keyGenAIToolCallArguments.String(clip(tools.ShowArgsN(info, args, t.cfg.MaxAttributeBytes), t.cfg.MaxAttributeBytes)))
 			}
 			if ambient.IsValid() && !ambient.Equal(trace.SpanContextFromContext(ctx)) {
 				// The context current when the call arrived (an HTTP
@@ -215,15 +217,38 @@ func appendRequest(attrs []attribute.KeyValue, r *Request) []attribute.KeyValue 
 	return attrs
 }
 
-// clip shortens s to at most n bytes, on a rune boundary.
+// clip makes s an attribute value: valid UTF-8 (invalid bytes become
+// U+FFFD) of at most n bytes, a cut marked with "…" within them. The
+// arguments come to it from tools.ShowArgsN bounded to n characters, at
+// least n bytes: it never converts a long text whole.
 func clip(s string, n int) string {
-	if len(s) <= n {
+	const mark = "…"
+	if len(s) <= n && utf8.ValidString(s) {
 		return s
 	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
+	cut := len(s) > n
+	if cut {
+		s = s[:runeStart(s, n)]
 	}
-	return s[:n] + "…"
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if !cut && len(s) <= n {
+		return s
+	}
+	if n < len(mark) {
+		return s[:runeStart(s, min(n, len(s)))]
+	}
+	return s[:runeStart(s, min(n-len(mark), len(s)))] + mark
+}
+
+// runeStart is i, or the start of the character s[i] is inside (at most
+// three bytes back: stray continuation bytes are not a character).
+func runeStart(s string, i int) int {
+	for j := i; j > 0 && j > i-utf8.UTFMax && j < len(s); j-- {
+		if utf8.RuneStart(s[j]) {
+			return j
+		}
+	}
+	return i
 }
 
 // isTaskStarted reports whether err says the call became a task (an error

@@ -53,13 +53,13 @@ type Config struct {
 	// environment asks for one, else the metric is not recorded (the
 	// Prometheus metrics are, always).
 	MeterProvider metric.MeterProvider
-	// RecordArguments puts each call's arguments (as tools.ShowArgs shows
+	// RecordArguments puts each call's arguments (as tools.ShowArgsN shows
 	// them: secret fields hidden) and its result text on its span, as
 	// gen_ai.tool.call.arguments and gen_ai.tool.call.result. False:
 	// argument and result values are never recorded.
 	RecordArguments bool
-	// MaxAttributeBytes caps each of those two attributes. Zero:
-	// DefaultMaxAttributeBytes.
+	// MaxAttributeBytes caps each of those two attributes, "…" marking a
+	// cut included; both are valid UTF-8. Zero: DefaultMaxAttributeBytes.
 	MaxAttributeBytes int
 	// DurationBuckets are the buckets, in seconds, of the duration
 	// histograms, increasing (New fails otherwise). Nil or empty:

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -486,6 +487,45 @@ func names(spans []tracetest.SpanStub) []string {
 		out = append(out, s.Name)
 	}
 	return out
+}
+
+// TestArgumentsAttributeBounded: the arguments attribute of a large call is
+// within MaxAttributeBytes, valid UTF-8 whatever the arguments hold, and
+// the secret is hidden, not cut through.
+func TestArgumentsAttributeBounded(t *testing.T) {
+	tests := []struct {
+		name, args string
+		want       string
+	}{
+		{"4 MiB with a secret", `{"token":"s3cret","q":"` + strings.Repeat("é", 2<<20) + `"}`, `{"token":"[hidden]","q":"` + strings.Repeat("é", 18) + "…"},
+		{"invalid UTF-8", "{\"q\":\"\xff\xfe\",\"token\":\"s3cret\"}", "{\"q\":\"\ufffd\",\"token\":\"[hidden]\"}"},
+		{"small", `{"q":"cats","token":"s3cret"}`, `{"q":"cats","token":"[hidden]"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			exp := tracetest.NewInMemoryExporter()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+			tel, err := telemetry.New(telemetry.Config{TracerProvider: tp, RecordArguments: true, MaxAttributeBytes: 64, Getenv: noEnv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tool := tools.Wrap(tools.New(tools.Info{Name: "search", Description: "d", Secret: []string{"token"}}, func(context.Context, json.RawMessage) (tools.Result, error) {
+				return tools.Text("found"), nil
+			}), tel.Middleware)
+			tool.Call(context.Background(), json.RawMessage(tt.args))
+			spans := exp.GetSpans()
+			if len(spans) != 1 {
+				t.Fatalf("got %d spans, want 1", len(spans))
+			}
+			got := attrs(spans[0])["gen_ai.tool.call.arguments"]
+			if got != tt.want {
+				t.Errorf("arguments: got %q, want %q", got, tt.want)
+			}
+			if len(got) > 64 || !utf8.ValidString(got) || strings.Contains(got, "s3cret") {
+				t.Errorf("arguments: %q (%d bytes): want at most 64 bytes of valid UTF-8, no secret", got, len(got))
+			}
+		})
+	}
 }
 
 func TestSpanErrorsAndArguments(t *testing.T) {

@@ -82,23 +82,14 @@ func Redact(args json.RawMessage, secret []string) json.RawMessage {
 	return b
 }
 
-// ShowArgs renders a call's arguments for a log line: for a plain tool
-// (info.Plain) the "input" string itself, for any
-// other tool the JSON object; secret fields (info.Secret, matched as
-// IsSecret does) are replaced by Hidden, and a plain tool whose "input" is
-// secret shows only Hidden. Arguments that cannot be read are shown as
-// they are, with secret fields still hidden where the object can be read.
+// ShowArgs renders a call's arguments whole, as ShowArgsN does with no
+// bound: for a plain tool (info.Plain) the "input" string itself, for any
+// other tool the arguments as they are, with the value of each secret
+// top-level field (info.Secret, matched as IsSecret does) replaced by
+// Hidden, and only Hidden for a plain tool whose "input" is secret.
+// Arguments with a secret field that cannot be read to their end are
+// shown as far as they can be read, marked (see ShowArgsN). For a log
+// line, use ShowArgsN: it reads no more of the arguments than it shows.
 func ShowArgs(info Info, args json.RawMessage) string {
-	if info.Plain {
-		if IsSecret("input", info.Secret) {
-			return Hidden
-		}
-		if m, err := objectMembers(args); err == nil {
-			var in string
-			if raw, ok := m["input"]; ok && json.Unmarshal(raw, &in) == nil {
-				return in
-			}
-		}
-	}
-	return string(Redact(args, info.Secret))
+	return ShowArgsN(info, args, 0)
 }

@@ -323,7 +323,7 @@ func (c *setup) build(file *config.File, log *slog.Logger) (*tools.Registry, map
 		return nil, nil, policy, err
 	}
 	if file != nil {
-		declared, err := fileTools(file, all, toolOpts, &policy, log, c.tel)
+		declared, err := fileTools(file, all, toolOpts, &policy, log, c.tel, c.logTruncate)
 		if err != nil {
 			return nil, nil, policy, err
 		}
@@ -371,8 +371,9 @@ func orderedBuiltins(names []string) []string {
 
 // fileTools builds the tools the file declares: subprocess and HTTP tools
 // first, then pipelines (which may name any of them, or a built-in, or
-// another pipeline).
-func fileTools(f *config.File, builtins []tools.Tool, toolOpts map[string]server.ToolOptions, policy *approval.Policy, log *slog.Logger, tel *telemetry.Telemetry) ([]tools.Tool, error) {
+// another pipeline). logTruncate is the server's LogTruncate, which
+// bounds a pipeline step's input at DEBUG too.
+func fileTools(f *config.File, builtins []tools.Tool, toolOpts map[string]server.ToolOptions, policy *approval.Policy, log *slog.Logger, tel *telemetry.Telemetry, logTruncate int) ([]tools.Tool, error) {
 	byName := map[string]tools.Tool{}
 	for _, t := range builtins {
 		byName[t.Info().Name] = t
@@ -444,7 +445,7 @@ func fileTools(f *config.File, builtins []tools.Tool, toolOpts map[string]server
 				left = append(left, ct)
 				continue
 			}
-			t, err := pipelineTool(ct, byName, log)
+			t, err := pipelineTool(ct, byName, log, logTruncate)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("tool %q: %w", ct.Name, err))
 				byName[ct.Name] = nil
@@ -520,7 +521,7 @@ func remoteTool(ct config.Tool, dir string, log *slog.Logger, tel *telemetry.Tel
 	})
 }
 
-func pipelineTool(ct config.Tool, byName map[string]tools.Tool, log *slog.Logger) (tools.Tool, error) {
+func pipelineTool(ct config.Tool, byName map[string]tools.Tool, log *slog.Logger, logTruncate int) (tools.Tool, error) {
 	onError, err := pipeline.ParseOnError(ct.Pipeline.OnError)
 	if err != nil {
 		return nil, err
@@ -541,7 +542,7 @@ func pipelineTool(ct config.Tool, byName map[string]tools.Tool, log *slog.Logger
 		steps = append(steps, step)
 	}
 	return pipeline.New(pipeline.Config{Name: ct.Name, Description: ct.Description, Annotations: annotations(ct.Annotations), Steps: steps, OnError: onError,
-		Task: tools.TaskMode(ct.Task), Logger: log})
+		Task: tools.TaskMode(ct.Task), Logger: log, LogTruncate: logTruncate})
 }
 
 // tokensFromEnv reads the bearer tokens from the environment: one, or

@@ -79,14 +79,27 @@ type Config struct {
 	// its own governance. Zero: never.
 	Task tools.TaskMode
 	// Logger gets each step's input and output at DEBUG, with secrets
-	// hidden: a step's input as tools.ShowArgs shows it for that step's
+	// hidden: a step's input as tools.ShowArgsN shows it for that step's
 	// own tool (its Info.Secret), and a step's output, which is the next
 	// step's input, redacted by the next step's secret fields; when an
 	// adapter reshapes it first, those fields do not name its secrets, so
 	// the whole output is hidden (the next step's input line shows what
 	// the adapter made, redacted). Nil: discarded.
 	Logger *slog.Logger
+	// LogTruncate is the server's (server.Options.LogTruncate): how many
+	// characters of a call's input its INFO lines show. A step's input
+	// line shows ten times as many, as the server's DEBUG line does for a
+	// call's, and reads no further into the input. Zero: 200, the
+	// server's default.
+	LogTruncate int
 }
+
+// defaultLogTruncate is the server's default LogTruncate, and
+// debugTruncate how many times it a DEBUG line shows, as the server's.
+const (
+	defaultLogTruncate = 200
+	debugTruncate      = 10
+)
 
 // Pipeline is a composite tool. It implements tools.Tool.
 type Pipeline struct {
@@ -94,6 +107,7 @@ type Pipeline struct {
 	steps   []step
 	onError OnError
 	log     *slog.Logger
+	shown   int // characters of a step's input its DEBUG line shows
 }
 
 type step struct {
@@ -110,7 +124,10 @@ func New(cfg Config) (*Pipeline, error) {
 	if len(cfg.Steps) == 0 {
 		return nil, fmt.Errorf("pipeline %q: no steps", cfg.Name)
 	}
-	p := &Pipeline{onError: cfg.OnError, log: cfg.Logger}
+	p := &Pipeline{onError: cfg.OnError, log: cfg.Logger, shown: debugTruncate * cfg.LogTruncate}
+	if cfg.LogTruncate <= 0 {
+		p.shown = debugTruncate * defaultLogTruncate
+	}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
@@ -208,7 +225,7 @@ func (p *Pipeline) run(ctx context.Context, from int, args json.RawMessage, call
 		}
 		debug := p.log.Enabled(ctx, slog.LevelDebug)
 		if debug {
-			p.log.DebugContext(ctx, "pipeline step", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "input", tools.ShowArgs(s.info, args))
+			p.log.DebugContext(ctx, "pipeline step", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "input", tools.ShowArgsN(s.info, args, p.shown))
 		}
 		r, err := p.runStep(prog.of(ctx, i), i, s, args, call)
 		if tools.IsSuspended(err) {

@@ -255,6 +255,55 @@ func TestStepLogsHideEachStepsSecrets(t *testing.T) {
 // nested a thousand deep repeats the innermost value a thousand times);
 // that is refused, while several matches that do not nest still come out
 // as one JSON array.
+// TestStepLogBounded: a step's input at DEBUG is shown up to ten times the
+// server's LogTruncate, as the server's DEBUG line shows a call's, and
+// not read whole: a megabyte of input is not a megabyte of log.
+func TestStepLogBounded(t *testing.T) {
+	upper := tools.NewPlain(tools.Info{Name: "upper"}, func(_ context.Context, in string) (tools.Result, error) {
+		return tools.Text(strings.ToUpper(in)), nil
+	})
+	tests := []struct {
+		name     string
+		truncate int
+		shown    int
+	}{
+		{"LogTruncate 5", 5, 50},
+		{"the server's default", 0, 2000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			p, err := pipeline.New(pipeline.Config{Name: "twice", Steps: []pipeline.Step{{Tool: upper}, {Tool: upper}},
+				Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), LogTruncate: tt.truncate})
+			if err != nil {
+				t.Fatal(err)
+			}
+			input := strings.Repeat("a", 1<<20)
+			if res := call(t, p, `{"input":"`+input+`"}`); res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			want := strings.Repeat("a", tt.shown) + "…(" + strconv.Itoa(len(input)-tt.shown) + " more bytes)"
+			lines := 0
+			for l := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
+				var rec struct{ Msg, Input string }
+				if err := json.Unmarshal([]byte(l), &rec); err != nil {
+					t.Fatal(err)
+				}
+				if rec.Msg != "pipeline step" {
+					continue
+				}
+				lines++
+				if got := strings.ToLower(rec.Input); got != want {
+					t.Errorf("step input logged as %.80s… (%d bytes), want %.80s… (%d bytes)", got, len(got), want, len(want))
+				}
+			}
+			if lines != 2 {
+				t.Errorf("%d step lines, want 2", lines)
+			}
+		})
+	}
+}
+
 func TestJSONPathOverlappingMatches(t *testing.T) {
 	jp, err := pipeline.JSONPath("$..price")
 	if err != nil {
