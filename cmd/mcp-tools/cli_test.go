@@ -31,9 +31,9 @@ func TestVersionBuildInfo(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", arg, err)
 		}
-		m := regexp.MustCompile(`^mcp-tools v9\.8\.7 \(revision ([0-9a-f]{12}), [0-9T:Z-]+(, modified)?\)\n$`).FindStringSubmatch(string(out))
+		m := regexp.MustCompile(`^mcp-tools v9\.8\.7 \(revision ([0-9a-f]{12}), [0-9T:Z-]+(, modified)?\)\nembedded build: [^\n]*\n$`).FindStringSubmatch(string(out))
 		if m == nil {
-			t.Fatalf("mcp-tools %s = %q, want \"mcp-tools v9.8.7 (revision <12 hex>, <time>[, modified])\"", arg, out)
+			t.Fatalf("mcp-tools %s = %q, want \"mcp-tools v9.8.7 (revision <12 hex>, <time>[, modified])\" and the build's line", arg, out)
 		}
 		if err := exec.Command("git", "cat-file", "-e", m[1]+"^{commit}").Run(); err != nil {
 			t.Errorf("mcp-tools %s printed revision %s, which is not a commit of this repository", arg, m[1])

@@ -65,6 +65,10 @@ func installCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !serviceBuild && slices.ContainsFunc(serveArgs, isStateFlag) {
+		// The entry would never start.
+		return usagef("--state: %v", errNoSharedState)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this binary: %w", err)
@@ -110,10 +114,10 @@ func installCmd(args []string, stdout, stderr io.Writer) error {
 func hidePasswords(args []string) []string {
 	out := slices.Clone(args)
 	for i := range out {
-		flagName, val, hasVal := strings.Cut(strings.TrimLeft(out[i], "-"), "=")
-		if !strings.HasPrefix(out[i], "-") || flagName != "state" {
+		if !isStateFlag(out[i]) {
 			continue
 		}
+		_, val, hasVal := strings.Cut(out[i], "=")
 		at := i
 		if !hasVal {
 			if at = i + 1; at >= len(out) {
