@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -103,4 +105,26 @@ func keys(m map[string][]byte) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestEmbeddedBuildOTLPVariablesOnlyStopServe: list, call and validate
+// export nothing, so an OTLP endpoint in the environment (a developer's
+// shell that exports to a collector) must not stop them in the embedded
+// build; only serve refuses it.
+func TestEmbeddedBuildOTLPVariablesOnlyStopServe(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "tools.yaml")
+	if err := os.WriteFile(cfg, []byte("builtins:\n  calculator: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:1"}
+	for _, args := range [][]string{
+		{"list"},
+		{"call", "calculator", `{"input": "2 ** 10"}`},
+		{"validate", "--config", cfg},
+	} {
+		stdout, stderr, code := runBin(t, binary, "", env, args...)
+		if code != 0 || strings.Contains(stderr, "OTLP") {
+			t.Errorf("%v with %v: exit %d, want 0 and no word of OTLP\nstdout:\n%s\nstderr:\n%s", args, env, code, stdout, stderr)
+		}
+	}
 }

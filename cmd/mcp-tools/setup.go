@@ -558,8 +558,14 @@ func tokensFromEnv() []string {
 
 // observed reports whether the served calls are measured: always over
 // HTTP (metrics at /metrics), for stdio with --metrics-addr, and whenever
-// the OpenTelemetry variables ask for an OTLP export.
+// the OpenTelemetry variables ask for an OTLP export. Only serve's are:
+// list, call and validate export nothing (call would end before its span
+// is flushed), so the embedded build must not refuse them for an OTLP
+// endpoint in the environment.
 func (c *setup) observed() bool {
+	if !c.serving {
+		return false
+	}
 	if c.transport == server.TransportHTTP || c.transport == server.TransportSSE || c.metricsAddr != "" {
 		return true
 	}
