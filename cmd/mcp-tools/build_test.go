@@ -128,3 +128,20 @@ func TestEmbeddedBuildOTLPVariablesOnlyStopServe(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddedBuildValidateRefusesSharedState: a config file whose
+// server.state names Redis cannot be served by the embedded build, so
+// validate must not call it ok.
+func TestEmbeddedBuildValidateRefusesSharedState(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "tools.yaml")
+	if err := os.WriteFile(cfg, []byte("server:\n  state: redis://127.0.0.1:1/0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runBin(t, binary, "", nil, "validate", "--config", cfg)
+	if code != exitUsage || !strings.Contains(stderr, "server.state: shared state (Redis) is not in this build; only the service build has it") {
+		t.Errorf("validate: exit %d, want %d and server.state named with the service build\nstdout:\n%s\nstderr:\n%s", code, exitUsage, stdout, stderr)
+	}
+	if _, stderr, code := runBin(t, serviceBinary(t), "", nil, "validate", "--config", cfg); code != 0 {
+		t.Errorf("validate (service build): exit %d, want 0\n%s", code, stderr)
+	}
+}
