@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcp-tools/mcp-tools/cmd/mcp-tools/internal/config"
 	"github.com/mcp-tools/mcp-tools/cmd/mcp-tools/internal/install"
 )
 
@@ -69,6 +70,9 @@ func installCmd(args []string, stdout, stderr io.Writer) error {
 		// The entry would never start.
 		return usagef("--state: %v", errNoSharedState)
 	}
+	if !serviceBuild && configState(serveArgs) != "" {
+		return usagef("--config: server.state: %v", errNoSharedState)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this binary: %w", err)
@@ -107,6 +111,23 @@ func installCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "It runs: %s\nRestart %s to start it.\n", strings.Join(append([]string{exe}, hidePasswords(entry.Args)...), " "), client.Title)
 	return nil
+}
+
+// configState returns the server.state of the config file serveArgs name
+// with --config: "" when they name none, or one that does not load (serve
+// will say why).
+func configState(serveArgs []string) string {
+	var c setup
+	fs := newFlagSet("serve", serveUsage)
+	c.register(fs, true)
+	if _, err := parse(fs, slices.Clone(serveArgs), io.Discard); err != nil || c.configPath == "" {
+		return ""
+	}
+	f, err := config.Load(c.configPath)
+	if err != nil {
+		return ""
+	}
+	return f.Server.State
 }
 
 // hidePasswords returns args with the password of the --state URL hidden,

@@ -259,3 +259,21 @@ func TestInstallHidesStatePassword(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallRefusesConfigStateWithoutTheServiceBuild: a config file whose
+// server.state names Redis makes an entry the embedded build could never
+// start, as --state does.
+func TestInstallRefusesConfigStateWithoutTheServiceBuild(t *testing.T) {
+	home, env := tempHome(t)
+	cfg := filepath.Join(t.TempDir(), "tools.yaml")
+	if err := os.WriteFile(cfg, []byte("server:\n  state: redis://127.0.0.1:6379/0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runBinaryIn(t, "", env, "install", "cursor", "--", "--config", cfg)
+	if code != exitUsage || !strings.Contains(errOut, "server.state: shared state (Redis) is not in this build; only the service build has it") {
+		t.Errorf("install: exit %d, want %d and the service build named\n%s%s", code, exitUsage, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cursor", "mcp.json")); err == nil {
+		t.Errorf("install wrote an entry that could never start")
+	}
+}
