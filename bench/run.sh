@@ -16,7 +16,10 @@ export CGO_ENABLED=${CGO_ENABLED:-0}
 # live in this repository, in their own module: nothing outside it is needed.
 go -C bench build -o "$PWD/bin/mcpbench" ./mcpbench
 go -C bench build -o "$PWD/bin/mcpgo-echo" ./mcpgo-echo
-go build -o bin/mcp-tools ./cmd/mcp-tools
+# The default (embedded) build, as `go install` makes it; TAGS=service bash
+# bench/run.sh measures the service build instead (go-redis and the
+# OpenTelemetry SDK linked, state still in memory).
+go build -tags "${TAGS:-}" -o bin/mcp-tools ./cmd/mcp-tools
 out=bench/results.jsonl
 : > "$out"
 args=(-tool echo -args '{"text":"hello"}')

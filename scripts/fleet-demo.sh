@@ -96,7 +96,7 @@ for p in "${ports[@]}"; do
 done
 
 echo "building into $work"
-go build -o "$work/mcp-tools" ./cmd/mcp-tools
+go build -tags service -o "$work/mcp-tools" ./cmd/mcp-tools  # the service build: --state redis://
 [[ $mode == bench ]] && go build -o "$work/fleetload" ./scripts/fleetload
 
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$work" >"$work/redis.log" 2>&1 &

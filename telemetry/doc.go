@@ -30,7 +30,10 @@
 // parent taken from the request's params._meta traceparent/tracestate
 // (SEP-414) or from its HTTP headers (see Request), and a link to the
 // span current when the call arrived, if any. Spans are made only
-// when a TracerProvider is configured or the standard
-// OTEL_EXPORTER_OTLP_* variables ask for an OTLP export; otherwise no
-// exporter is built, no goroutine started, and nothing is sent.
+// when a TracerProvider is configured, or when Config.OTLP is set
+// (otlpexport.FromEnv) and the standard OTEL_EXPORTER_OTLP_* variables
+// ask for an OTLP export; otherwise no exporter is built, no goroutine
+// started, and nothing is sent. This package does not link the
+// OpenTelemetry SDK: otlpexport does, so that a program that never
+// exports does not pay for it.
 package telemetry

@@ -2,15 +2,10 @@ package telemetry
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
-	"go.opentelemetry.io/otel/attribute"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-
-	"github.com/mcp-tools/mcp-tools/telemetry/internal/otlp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultServiceName is the service.name of exported telemetry unless
@@ -18,62 +13,34 @@ import (
 // otherwise.
 const DefaultServiceName = "mcp-tools"
 
-// otlpProviders holds the providers built from the environment; a nil
-// one was not asked for.
-type otlpProviders struct {
-	traces  *sdktrace.TracerProvider
-	metrics *sdkmetric.MeterProvider
+// OTLPFunc builds providers that export over OTLP the signals asked for
+// (traces, metrics: at least one is true), configured by the standard
+// variables read through getenv. Package otlpexport's FromEnv is one; a
+// program can pass its own, or one that refuses (the mcp-tools command
+// built without its service mode does).
+type OTLPFunc func(ctx context.Context, getenv func(string) string, traces, metrics bool) (OTLPProviders, error)
+
+// OTLPProviders are what an OTLPFunc builds: a provider for each signal it
+// was asked for (nil for the others) and Shutdown, which flushes and stops
+// them (nil: nothing to stop).
+type OTLPProviders struct {
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+	Shutdown       func(context.Context) error
 }
 
-// otlpFromEnv builds an OTLP exporter for each signal the standard
-// variables ask for, and nothing else:
+// OTLPWanted reports which signals the standard variables, read through
+// getenv, ask to export over OTLP:
 //
 //   - a signal is exported when OTEL_EXPORTER_OTLP_ENDPOINT or its own
-//     OTEL_EXPORTER_OTLP_{TRACES,METRICS}_ENDPOINT is set, unless
-//     OTEL_SDK_DISABLED is "true" or OTEL_{TRACES,METRICS}_EXPORTER is
-//     "none";
-//   - OTEL_EXPORTER_OTLP_{TRACES_,METRICS_,}PROTOCOL picks "grpc" or
-//     "http/protobuf" (the default);
-//   - the endpoint, headers, timeout, compression and TLS variables are
-//     read through getenv (see internal/otlp); the trace provider reads
-//     OTEL_TRACES_SAMPLER(_ARG), and the resource OTEL_SERVICE_NAME and
-//     OTEL_RESOURCE_ATTRIBUTES, from the process environment.
-func otlpFromEnv(ctx context.Context, getenv func(string) string, traces, metrics bool) (otlpProviders, error) {
-	var o otlpProviders
+//     OTEL_EXPORTER_OTLP_{TRACES,METRICS}_ENDPOINT is set (not blank),
+//   - unless OTEL_SDK_DISABLED is "true" or OTEL_{TRACES,METRICS}_EXPORTER
+//     is "none" (or names an exporter other than "otlp").
+func OTLPWanted(getenv func(string) string) (traces, metrics bool) {
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
-		return o, nil
+		return false, false
 	}
-	traces = traces && wants(getenv, "TRACES")
-	metrics = metrics && wants(getenv, "METRICS")
-	if !traces && !metrics {
-		return o, nil
-	}
-	res, err := resource.New(ctx,
-		resource.WithTelemetrySDK(),
-		resource.WithAttributes(attribute.String("service.name", DefaultServiceName)),
-		resource.WithFromEnv(), // after the default: the environment wins
-	)
-	if err != nil {
-		return o, fmt.Errorf("otlp: resource: %w", err)
-	}
-	if traces {
-		st, err := otlp.FromEnv(getenv, "TRACES", "/v1/traces")
-		if err != nil {
-			return o, fmt.Errorf("otlp: traces: %w", err)
-		}
-		o.traces = sdktrace.NewTracerProvider(sdktrace.WithBatcher(otlp.NewTraceExporter(st)), sdktrace.WithResource(res))
-	}
-	if metrics {
-		exp, err := metricExporter(getenv)
-		if err != nil {
-			if o.traces != nil {
-				_ = o.traces.Shutdown(ctx)
-			}
-			return otlpProviders{}, fmt.Errorf("otlp: metrics: %w", err)
-		}
-		o.metrics = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)), sdkmetric.WithResource(res))
-	}
-	return o, nil
+	return wants(getenv, "TRACES"), wants(getenv, "METRICS")
 }
 
 // wants reports whether the variables ask for signal ("TRACES" or
@@ -86,13 +53,4 @@ func wants(getenv func(string) string, signal string) bool {
 	}
 	return strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")) != "" ||
 		strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT")) != ""
-}
-
-// metricExporter makes the OTLP metric exporter the variables describe.
-func metricExporter(getenv func(string) string) (*otlp.MetricExporter, error) {
-	st, err := otlp.FromEnv(getenv, "METRICS", "/v1/metrics")
-	if err != nil {
-		return nil, err
-	}
-	return otlp.NewMetricExporter(getenv, st)
 }

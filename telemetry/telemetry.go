@@ -34,9 +34,9 @@ var OperationDurationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 
 const scope = "github.com/mcp-tools/mcp-tools/telemetry"
 
 // Config configures a Telemetry. The zero value works: Prometheus metrics
-// (with the standard go_* and process_* ones), and traces and
-// OpenTelemetry metrics only when the OTEL_EXPORTER_OTLP_* variables ask
-// for them.
+// (with the standard go_* and process_* ones), and no traces or
+// OpenTelemetry metrics; with OTLP set to otlpexport.FromEnv, those are
+// exported when the OTEL_EXPORTER_OTLP_* variables ask for them.
 type Config struct {
 	// OmitRuntimeMetrics leaves out of the Prometheus metrics the Go
 	// runtime and process families (go_*, process_*) and the handler's
@@ -45,13 +45,14 @@ type Config struct {
 	// WriteMetrics. False: they are written, with the names, types and
 	// help texts of the Prometheus Go client's default collectors.
 	OmitRuntimeMetrics bool
-	// TracerProvider makes the spans. Nil: an OTLP exporter when the
-	// environment asks for one (see the package documentation), else no spans at all.
+	// TracerProvider makes the spans. Nil: OTLP's when the environment
+	// asks for an OTLP export of traces (see OTLPWanted) and OTLP is set,
+	// else no spans at all.
 	TracerProvider trace.TracerProvider
 	// MeterProvider records the OpenTelemetry metric
-	// mcp.server.operation.duration. Nil: an OTLP exporter when the
-	// environment asks for one, else the metric is not recorded (the
-	// Prometheus metrics are, always).
+	// mcp.server.operation.duration. Nil: OTLP's when the environment asks
+	// for an OTLP export of metrics and OTLP is set, else the metric is not
+	// recorded (the Prometheus metrics are, always).
 	MeterProvider metric.MeterProvider
 	// RecordArguments puts each call's arguments (as tools.ShowArgsN shows
 	// them: secret fields hidden) and its result text on its span, as
@@ -67,6 +68,13 @@ type Config struct {
 	// OperationDurationBuckets (the semantic conventions' own) for
 	// mcp.server.operation.duration.
 	DurationBuckets []float64
+	// OTLP builds the OTLP exporters the environment asks for (see
+	// OTLPWanted), for the signals left without a provider above; New
+	// fails with its error, and Shutdown stops what it started.
+	// otlpexport.FromEnv is the one to use: this package does not link
+	// the OpenTelemetry SDK itself. Nil: nothing is exported over OTLP,
+	// whatever the environment says.
+	OTLP OTLPFunc
 	// Getenv reads the OTEL_EXPORTER_OTLP_* variables: whether to export
 	// over OTLP, where and how. Nil: os.Getenv. (The sampler and the
 	// resource read the process environment.)
@@ -128,18 +136,23 @@ func New(cfg Config) (*Telemetry, error) {
 	t.handler = prom.Handler(t.reg, handlerErrors)
 
 	tp, mp := cfg.TracerProvider, cfg.MeterProvider
-	if tp == nil || mp == nil {
-		otlp, err := otlpFromEnv(context.Background(), cfg.Getenv, tp == nil, mp == nil)
-		if err != nil {
-			return nil, fmt.Errorf("telemetry: %w", err)
-		}
-		if otlp.traces != nil {
-			tp = otlp.traces
-			t.shutdown = append(t.shutdown, otlp.traces.Shutdown)
-		}
-		if otlp.metrics != nil {
-			mp = otlp.metrics
-			t.shutdown = append(t.shutdown, otlp.metrics.Shutdown)
+	if cfg.OTLP != nil && (tp == nil || mp == nil) {
+		traces, metrics := OTLPWanted(cfg.Getenv)
+		traces, metrics = traces && tp == nil, metrics && mp == nil
+		if traces || metrics {
+			o, err := cfg.OTLP(context.Background(), cfg.Getenv, traces, metrics)
+			if err != nil {
+				return nil, fmt.Errorf("telemetry: %w", err)
+			}
+			if traces && o.TracerProvider != nil {
+				tp = o.TracerProvider
+			}
+			if metrics && o.MeterProvider != nil {
+				mp = o.MeterProvider
+			}
+			if o.Shutdown != nil {
+				t.shutdown = append(t.shutdown, o.Shutdown)
+			}
 		}
 	}
 	if tp != nil {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcp-tools/mcp-tools/approval"
 	"github.com/mcp-tools/mcp-tools/telemetry"
+	"github.com/mcp-tools/mcp-tools/telemetry/otlpexport"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/pipeline"
 	"github.com/mcp-tools/mcp-tools/tools/remote"
@@ -293,6 +294,9 @@ func TestOTLPOnlyWhenAsked(t *testing.T) {
 		{"traces exporter none", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL, "OTEL_TRACES_EXPORTER": "none", "OTEL_METRICS_EXPORTER": "none"}, false, nil, ""},
 		{"grpc", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_METRICS_EXPORTER": "none"}, true, nil, ""},
 		{"unsupported protocol", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL, "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}, false, nil, `protocol "http/json" is not supported`},
+		// Without Config.OTLP, this package exports nothing whatever the
+		// environment says (it does not link the SDK).
+		{"no OTLP func", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL}, false, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -303,7 +307,11 @@ func TestOTLPOnlyWhenAsked(t *testing.T) {
 			clear(got)
 			mu.Unlock()
 			before := runtime.NumGoroutine()
-			tel, err := telemetry.New(telemetry.Config{})
+			cfg := telemetry.Config{OTLP: otlpexport.FromEnv}
+			if tt.name == "no OTLP func" {
+				cfg.OTLP = nil
+			}
+			tel, err := telemetry.New(cfg)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("got error %v, want one containing %q", err, tt.err)
@@ -316,7 +324,7 @@ func TestOTLPOnlyWhenAsked(t *testing.T) {
 			if got := tel.Tracing(); got != tt.tracing {
 				t.Errorf("Tracing: got %v, want %v", got, tt.tracing)
 			}
-			if tt.env == nil {
+			if len(tt.sent) == 0 && !tt.tracing && tt.err == "" {
 				if after := runtime.NumGoroutine(); after > before { // another test's goroutine may end meanwhile
 					t.Errorf("goroutines: got %d after New, want %d: nothing may start without OTLP", after, before)
 				}

@@ -74,7 +74,8 @@ func parse(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) 
 
 // versionLine says which build this is: the module version (set by go
 // install …@vX, or -ldflags "-X main.version=…") and the VCS revision the
-// binary was built from, when the build recorded one.
+// binary was built from, when the build recorded one; then, on a line of
+// its own, whether it is the embedded or the service build.
 func versionLine() string {
 	v := moduleVersion()
 	var rev, modified, when string
@@ -100,6 +101,7 @@ func versionLine() string {
 		}
 		fmt.Fprintf(&b, " (revision %s%s%s)", rev, when, modified)
 	}
+	b.WriteString("\n" + buildName)
 	return b.String()
 }
 

@@ -185,6 +185,10 @@ func validate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !serviceBuild && c.file.Server.State != "" {
+		// serve would refuse it (openState): not ok for this build.
+		return badConfig(fmt.Errorf("%s: server.state: %w", c.configPath, errNoSharedState))
+	}
 	fmt.Fprintf(stdout, "%s: ok, %d tools\n", c.configPath, len(srv.Tools()))
 	for _, t := range c.file.Tools {
 		if t.Process == nil {

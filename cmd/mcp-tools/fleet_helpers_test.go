@@ -748,15 +748,16 @@ func (c *mcpConn) end(ctx context.Context, url string) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// launch starts three replicas of the package's race-enabled binary with
+// launch starts three replicas of the package's race-enabled service build with
 // args and env, logging into dir, and nginx in front of them (round robin,
 // keeping idle connections to the replicas, as a production config does).
 // When the test ends it fails on a replica's data race report, and prints
 // the logs if the test failed.
 func (f *fleet) launch(t *testing.T, nginxBin, dir string, args, env []string) {
 	t.Helper()
+	bin := serviceBinary(t)
 	for i := range 3 {
-		f.replicas = append(f.replicas, newReplica(t, fmt.Sprintf("replica%d", i), binary, dir, args, env))
+		f.replicas = append(f.replicas, newReplica(t, fmt.Sprintf("replica%d", i), bin, dir, args, env))
 	}
 	errs := make(chan error, len(f.replicas))
 	for _, r := range f.replicas {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcp-tools/mcp-tools/cmd/mcp-tools/internal/config"
 	"github.com/mcp-tools/mcp-tools/cmd/mcp-tools/internal/install"
 )
 
@@ -65,6 +66,13 @@ func installCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !serviceBuild && slices.ContainsFunc(serveArgs, isStateFlag) {
+		// The entry would never start.
+		return usagef("--state: %v", errNoSharedState)
+	}
+	if !serviceBuild && configState(serveArgs) != "" {
+		return usagef("--config: server.state: %v", errNoSharedState)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this binary: %w", err)
@@ -105,15 +113,32 @@ func installCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// configState returns the server.state of the config file serveArgs name
+// with --config: "" when they name none, or one that does not load (serve
+// will say why).
+func configState(serveArgs []string) string {
+	var c setup
+	fs := newFlagSet("serve", serveUsage)
+	c.register(fs, true)
+	if _, err := parse(fs, slices.Clone(serveArgs), io.Discard); err != nil || c.configPath == "" {
+		return ""
+	}
+	f, err := config.Load(c.configPath)
+	if err != nil {
+		return ""
+	}
+	return f.Server.State
+}
+
 // hidePasswords returns args with the password of the --state URL hidden,
 // for printing.
 func hidePasswords(args []string) []string {
 	out := slices.Clone(args)
 	for i := range out {
-		flagName, val, hasVal := strings.Cut(strings.TrimLeft(out[i], "-"), "=")
-		if !strings.HasPrefix(out[i], "-") || flagName != "state" {
+		if !isStateFlag(out[i]) {
 			continue
 		}
+		_, val, hasVal := strings.Cut(out[i], "=")
 		at := i
 		if !hasVal {
 			if at = i + 1; at >= len(out) {

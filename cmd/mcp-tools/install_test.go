@@ -223,13 +223,31 @@ func jsonString(s string) string {
 	return string(b)
 }
 
+// TestInstallRefusesStateWithoutTheServiceBuild: an entry whose server
+// could never start is not written.
+func TestInstallRefusesStateWithoutTheServiceBuild(t *testing.T) {
+	home, env := tempHome(t)
+	for _, args := range [][]string{{"--state", "redis://:hunter2@127.0.0.1:6379/0"}, {"-state=redis://127.0.0.1:6379/0"}} {
+		out, errOut, code := runBinaryIn(t, "", env, append([]string{"install", "cursor", "--"}, args...)...)
+		if code != exitUsage || !strings.Contains(errOut, "--state: shared state (Redis) is not in this build; only the service build has it") {
+			t.Errorf("install %v: exit %d, want %d and the service build named\n%s%s", args, code, exitUsage, out, errOut)
+		}
+		if strings.Contains(out+errOut, "hunter2") {
+			t.Errorf("install printed the password:\n%s%s", out, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(home, ".cursor", "mcp.json")); err == nil {
+			t.Errorf("install wrote an entry that could never start")
+		}
+	}
+}
+
 // TestInstallHidesStatePassword: the entry holds the --state URL as given
 // (the server needs it), but what install prints hides its password, as
 // the server's own log does.
 func TestInstallHidesStatePassword(t *testing.T) {
 	home, env := tempHome(t)
 	for _, args := range [][]string{{"--state", "redis://:hunter2@127.0.0.1:6379/0"}, {"-state=redis://u:hunter2@127.0.0.1:6379/0"}} {
-		out, errOut, code := runBinaryIn(t, "", env, append([]string{"install", "cursor", "--"}, args...)...)
+		out, errOut, code := runBin(t, serviceBinary(t), "", env, append([]string{"install", "cursor", "--"}, args...)...)
 		if code != 0 {
 			t.Fatalf("install: exit %d\n%s%s", code, out, errOut)
 		}
@@ -239,5 +257,23 @@ func TestInstallHidesStatePassword(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(home, ".cursor", "mcp.json")); !strings.Contains(string(b), "hunter2@127.0.0.1") {
 			t.Errorf("the entry lacks the URL as given:\n%s", b)
 		}
+	}
+}
+
+// TestInstallRefusesConfigStateWithoutTheServiceBuild: a config file whose
+// server.state names Redis makes an entry the embedded build could never
+// start, as --state does.
+func TestInstallRefusesConfigStateWithoutTheServiceBuild(t *testing.T) {
+	home, env := tempHome(t)
+	cfg := filepath.Join(t.TempDir(), "tools.yaml")
+	if err := os.WriteFile(cfg, []byte("server:\n  state: redis://127.0.0.1:6379/0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runBinaryIn(t, "", env, "install", "cursor", "--", "--config", cfg)
+	if code != exitUsage || !strings.Contains(errOut, "server.state: shared state (Redis) is not in this build; only the service build has it") {
+		t.Errorf("install: exit %d, want %d and the service build named\n%s%s", code, exitUsage, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cursor", "mcp.json")); err == nil {
+		t.Errorf("install wrote an entry that could never start")
 	}
 }

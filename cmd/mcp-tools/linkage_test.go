@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,48 +14,79 @@ import (
 // executor does), Go's linker keeps every exported method of every type
 // that is ever held in an interface. That once made the binary 47 MB
 // instead of 30, and its idle memory 5 MiB higher. The canary is a
-// go-redis command nothing calls: it is linked only in that case.
+// go-redis command nothing calls: it is linked only in that case, and
+// only the service build links go-redis.
 //
-// Some libraries are banned outright, each for what it cost every user of
-// the binary, serving over stdio or not (see bannedPackages).
+// Some libraries are banned outright from both builds, each for what it
+// cost every user of the binary, serving over stdio or not (see
+// bannedPackages).
 func TestLinkerDropsUnusedMethods(t *testing.T) {
-	out, err := exec.Command("go", "tool", "nm", binary).Output()
-	if err != nil {
-		t.Fatalf("go tool nm: %v", err)
-	}
-	syms := map[string]bool{}
-	banned := map[string][]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 3 {
-			continue
-		}
-		name := f[len(f)-1]
-		syms[name] = true
-		for _, b := range bannedPackages {
-			if strings.HasPrefix(name, b.prefix) {
-				banned[b.prefix] = append(banned[b.prefix], name)
-			}
-		}
-	}
+	syms := symbols(t, serviceBinary(t))
 	if !syms["github.com/redis/go-redis/v9.cmdable.Publish"] { // state/redisstore calls it
-		t.Fatal("the binary has no go-redis commands at all: this test no longer checks anything")
+		t.Fatal("the service build has no go-redis commands at all: this test no longer checks anything")
 	}
 	if syms["github.com/redis/go-redis/v9.cmdable.GeoRadius"] {
 		t.Error("the linker kept go-redis's unused GeoRadius: some reachable code calls reflect's Method or MethodByName " +
 			"with a name known only at run time (text/template's executor does), so every exported method is kept. " +
-			"Find it: go build -ldflags=-dumpdep ./cmd/mcp-tools 2>&1 | grep ReflectMethod")
+			"Find it: go build -tags service -ldflags=-dumpdep ./cmd/mcp-tools 2>&1 | grep ReflectMethod")
 	}
-	for _, s := range []string{"text/template.(*state).evalField", "html/template.(*Template).Execute"} {
-		if syms[s] {
-			t.Errorf("the binary links %s: a template executor is reachable (see above)", s)
+	for name, bin := range map[string]string{"embedded": binary, "service": serviceBinary(t)} {
+		syms := symbols(t, bin)
+		for _, s := range []string{"text/template.(*state).evalField", "html/template.(*Template).Execute"} {
+			if syms[s] {
+				t.Errorf("the %s build links %s: a template executor is reachable (see above)", name, s)
+			}
+		}
+		for _, b := range bannedPackages {
+			if got := linked(syms, b.prefix); len(got) > 0 {
+				t.Errorf("the %s build links %s (%d symbols, e.g. %s): %s", name, b.prefix, len(got), got[0], b.why)
+			}
 		}
 	}
-	for _, b := range bannedPackages {
-		if got := banned[b.prefix]; len(got) > 0 {
-			t.Errorf("the binary links %s (%d symbols, e.g. %s): %s", b.prefix, len(got), got[0], b.why)
+}
+
+// TestEmbeddedBuildLeavesOutTheServiceLibraries guards the default build's
+// idle memory: go-redis and the OpenTelemetry SDK, linked, cost every
+// process about 2 MiB (their package initialisers, code and interface
+// tables), so only the service build (-tags service) has them.
+func TestEmbeddedBuildLeavesOutTheServiceLibraries(t *testing.T) {
+	embedded, service := symbols(t, binary), symbols(t, serviceBinary(t))
+	for _, prefix := range []string{"github.com/redis/go-redis/", "go.opentelemetry.io/otel/sdk/", "github.com/mcp-tools/mcp-tools/state/redisstore.", "github.com/mcp-tools/mcp-tools/telemetry/otlpexport."} {
+		if got := linked(embedded, prefix); len(got) > 0 {
+			t.Errorf("the embedded build links %s (%d symbols, e.g. %s): only the service build may (see service.go)", prefix, len(got), got[0])
+		}
+		if len(linked(service, prefix)) == 0 {
+			t.Errorf("the service build does not link %s: it has no Redis state or OTLP export", prefix)
 		}
 	}
+}
+
+// symbols lists the symbols of the binary at bin.
+func symbols(t *testing.T, bin string) map[string]bool {
+	t.Helper()
+	out, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	syms := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) >= 3 {
+			syms[f[len(f)-1]] = true
+		}
+	}
+	return syms
+}
+
+// linked returns the symbols of syms that start with prefix, sorted.
+func linked(syms map[string]bool, prefix string) []string {
+	var out []string
+	for s := range syms {
+		if strings.HasPrefix(s, prefix) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // bannedPackages are libraries the binary must not link, and why.

@@ -114,7 +114,7 @@ Usage:
   mcp-tools validate --config F  check a configuration file without serving
   mcp-tools install CLIENT       add mcp-tools to Claude Desktop, Claude Code, Cursor,
                                  VS Code or Windsurf (--list shows where each writes)
-  mcp-tools version              print the version and VCS revision (also -v, --version)
+  mcp-tools version              print the version, VCS revision and build (also -v, --version)
 
 Examples:
   mcp-tools                                      # built-ins over stdio

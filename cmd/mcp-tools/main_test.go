@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,8 +21,36 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// binary is the mcp-tools binary built for these tests.
+// binary is the mcp-tools binary built for these tests: the default,
+// embedded build.
 var binary string
+
+// binDir holds the binaries built for these tests.
+var binDir string
+
+// The service build (-tags service), built the first time a test asks.
+var (
+	serviceOnce sync.Once
+	serviceBin  string
+	serviceErr  error
+)
+
+// serviceBinary returns the service build of mcp-tools (go build -race
+// -tags service): the one with --state redis:// and OTLP export.
+func serviceBinary(t *testing.T) string {
+	t.Helper()
+	serviceOnce.Do(func() {
+		serviceBin = filepath.Join(binDir, "mcp-tools-service")
+		out, err := exec.Command("go", "build", "-race", "-tags", "service", "-o", serviceBin, ".").CombinedOutput()
+		if err != nil {
+			serviceErr = fmt.Errorf("go build -tags service: %v\n%s", err, out)
+		}
+	})
+	if serviceErr != nil {
+		t.Fatal(serviceErr)
+	}
+	return serviceBin
+}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -28,6 +58,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	binDir = dir
 	binary = filepath.Join(dir, "mcp-tools")
 	build := exec.Command("go", "build", "-race", "-o", binary, ".")
 	build.Stderr = os.Stderr
@@ -51,9 +82,16 @@ func runBinary(t *testing.T, args ...string) (string, string, int) {
 // test's environment.
 func runBinaryIn(t *testing.T, stdin string, env []string, args ...string) (string, string, int) {
 	t.Helper()
+	return runBin(t, binary, stdin, env, args...)
+}
+
+// runBin runs the binary bin with stdin and env added to the test's
+// environment, and returns stdout, stderr and the exit status.
+func runBin(t *testing.T, bin, stdin string, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), env...)
 	var out, errb bytes.Buffer

@@ -123,7 +123,7 @@ func (c *setup) register(fs *flag.FlagSet, serving bool) {
 		fs.Var(&c.authScopes, "auth-scope", "OAuth scope every request needs (repeatable)")
 		fs.StringVar(&c.metricsAddr, "metrics-addr", "", "serve /metrics, /healthz and /readyz on this address too (for a stdio server)")
 		fs.BoolVar(&c.traceArguments, "trace-arguments", false, "put call arguments and results on trace spans (secret fields hidden)")
-		fs.StringVar(&c.stateURL, "state", "", "share state with other replicas in Redis: redis://[user:pass@]host:port/db (rediss:// for TLS;\n${VAR} is read from the environment); default: in memory")
+		fs.StringVar(&c.stateURL, "state", "", "share state with other replicas in Redis (the service build only: -tags service):\nredis://[user:pass@]host:port/db (rediss:// for TLS; ${VAR} is read from the environment);\ndefault: in memory")
 		fs.StringVar(&c.stateKeyFile, "state-key-file", "", "file with the key that signs approval states (first line) and the previous key (second line);\ndefault: $"+stateKeyEnv+" and $"+previousStateKeyEnv+", else a random key per process")
 		fs.DurationVar(&c.drainDelay, "drain-delay", 0, "on SIGTERM, keep serving this long while /readyz reports not ready, then drain")
 	}
@@ -157,7 +157,7 @@ func (c *setup) server(fs *flag.FlagSet, stderr io.Writer, quietLevel string) (*
 		return nil, nil, usagef("%v", err)
 	}
 	if c.observed() {
-		tel, err := telemetry.New(telemetry.Config{RecordArguments: c.traceArguments})
+		tel, err := telemetry.New(telemetry.Config{RecordArguments: c.traceArguments, OTLP: otlpExport})
 		if err != nil {
 			return nil, log, err // it says "telemetry: "
 		}
@@ -559,8 +559,14 @@ func tokensFromEnv() []string {
 
 // observed reports whether the served calls are measured: always over
 // HTTP (metrics at /metrics), for stdio with --metrics-addr, and whenever
-// the OpenTelemetry variables ask for an OTLP export.
+// the OpenTelemetry variables ask for an OTLP export. Only serve's are:
+// list, call and validate export nothing (call would end before its span
+// is flushed), so the embedded build must not refuse them for an OTLP
+// endpoint in the environment.
 func (c *setup) observed() bool {
+	if !c.serving {
+		return false
+	}
 	if c.transport == server.TransportHTTP || c.transport == server.TransportSSE || c.metricsAddr != "" {
 		return true
 	}

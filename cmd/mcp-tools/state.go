@@ -2,18 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	neturl "net/url"
 	"os"
 	"regexp"
-
-	"github.com/redis/go-redis/v9"
+	"strings"
 
 	"github.com/mcp-tools/mcp-tools/server"
 	"github.com/mcp-tools/mcp-tools/state"
-	"github.com/mcp-tools/mcp-tools/state/redisstore"
 )
 
 // Environment variables holding the state key, and the one being rotated
@@ -22,6 +20,19 @@ const (
 	stateKeyEnv         = "MCP_TOOLS_STATE_KEY"
 	previousStateKeyEnv = "MCP_TOOLS_STATE_KEY_PREVIOUS"
 )
+
+// serviceHint tells how to get the service build (service.go), which
+// alone has shared state and OTLP export.
+const serviceHint = "only the service build has it: go install -tags service github.com/mcp-tools/mcp-tools/cmd/mcp-tools@latest (README: Service mode)"
+
+// errNoSharedState is what the embedded build says of --state.
+var errNoSharedState = errors.New("shared state (Redis) is not in this build; " + serviceHint)
+
+// isStateFlag reports whether arg is the --state flag (-state, --state=URL).
+func isStateFlag(arg string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	return strings.HasPrefix(arg, "-") && name == "state"
+}
 
 // openState opens the store --state names: in memory when it names none.
 // ${VAR} references in the URL are read from the environment, so that a
@@ -34,22 +45,11 @@ func (c *setup) openState(log *slog.Logger) (state.Store, error) {
 	if err != nil {
 		return nil, usagef("--state: %v", err)
 	}
-	st, err := redisstore.Open(url, redisstore.Options{})
+	st, err := openShared(url, log)
 	if err != nil {
 		return nil, usagef("--state: %v", err)
 	}
-	// go-redis reports each failed connection on its own; the server
-	// reports the store's state (a WARN when it goes, /readyz): its lines
-	// are DEBUG in our log, never its own lines on stderr.
-	redis.SetLogger(redisLog{log})
 	return st, nil
-}
-
-// redisLog passes go-redis's log lines to the server's log at DEBUG.
-type redisLog struct{ log *slog.Logger }
-
-func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
-	l.log.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
