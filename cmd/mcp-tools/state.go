@@ -23,7 +23,7 @@ const (
 
 // serviceHint tells how to get the service build (service.go), which
 // alone has shared state and OTLP export.
-const serviceHint = "only the service build has it: go install -tags service github.com/mcp-tools/mcp-tools/cmd/mcp-tools@latest (README: Service mode)"
+const serviceHint = "only the service build has it: go install -tags service github.com/mcp-tools/mcp-tools/cmd/mcp-tools@latest (README: Run as a service)"
 
 // errNoSharedState is what the embedded build says of --state.
 var errNoSharedState = errors.New("shared state (Redis) is not in this build; " + serviceHint)
