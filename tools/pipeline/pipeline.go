@@ -290,29 +290,26 @@ func (pr *progress) of(ctx context.Context, i int) context.Context {
 	})
 }
 
-// showOutput renders step i's output text for the log. It becomes the next
-// step's input, so that step's secret fields are hidden: the whole text
-// when the next step is plain and its "input" is secret, or when an
-// adapter reshapes the output first (a secret may then sit under any
-// name), the secret fields of a JSON object otherwise.
+// showOutput renders step i's output text for the log, bounded as a
+// step's input is (p.shown characters, "…(N more bytes)" past them). It
+// becomes the next step's input, so that step's secret fields are hidden:
+// the whole text when the next step is plain and its "input" is secret,
+// or when an adapter reshapes the output first (a secret may then sit
+// under any name), the secret fields of a JSON object otherwise, shown as
+// tools.ShowArgsN shows arguments (text that is not JSON only up to where
+// it stops being JSON).
 func (p *Pipeline) showOutput(i int, text string) string {
-	if i+1 >= len(p.steps) {
-		return text
+	var next tools.Info // the last step's output is the pipeline's result
+	if i+1 < len(p.steps) {
+		next = p.steps[i+1].info
 	}
-	next := p.steps[i+1].info
-	if len(next.Secret) == 0 {
-		return text
+	if len(next.Secret) == 0 || next.Plain && !tools.IsSecret("input", next.Secret) {
+		return tools.ShowArgsN(tools.Info{}, json.RawMessage(text), p.shown) // cut, as it is
 	}
-	if p.steps[i].adapter != nil {
+	if p.steps[i].adapter != nil || next.Plain {
 		return tools.Hidden
 	}
-	if next.Plain {
-		if tools.IsSecret("input", next.Secret) {
-			return tools.Hidden
-		}
-		return text
-	}
-	return string(tools.Redact(json.RawMessage(text), next.Secret))
+	return tools.ShowArgsN(tools.Info{Secret: next.Secret}, json.RawMessage(text), p.shown)
 }
 
 func errText(e *tools.Error) string {

@@ -250,11 +250,6 @@ func TestStepLogsHideEachStepsSecrets(t *testing.T) {
 	}
 }
 
-// TestJSONPathOverlappingMatches: matches may nest, so the JSON of several
-// can be far larger than the output they come from ($..price on prices
-// nested a thousand deep repeats the innermost value a thousand times);
-// that is refused, while several matches that do not nest still come out
-// as one JSON array.
 // TestStepLogBounded: a step's input at DEBUG is shown up to ten times the
 // server's LogTruncate, as the server's DEBUG line shows a call's, and
 // not read whole: a megabyte of input is not a megabyte of log.
@@ -283,27 +278,39 @@ func TestStepLogBounded(t *testing.T) {
 				t.Fatal(res.Err)
 			}
 			want := strings.Repeat("a", tt.shown) + "…(" + strconv.Itoa(len(input)-tt.shown) + " more bytes)"
-			lines := 0
+			lines, outputs := 0, 0
 			for l := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
-				var rec struct{ Msg, Input string }
+				var rec struct{ Msg, Input, Output string }
 				if err := json.Unmarshal([]byte(l), &rec); err != nil {
 					t.Fatal(err)
 				}
-				if rec.Msg != "pipeline step" {
-					continue
-				}
-				lines++
-				if got := strings.ToLower(rec.Input); got != want {
-					t.Errorf("step input logged as %.80s… (%d bytes), want %.80s… (%d bytes)", got, len(got), want, len(want))
+				switch rec.Msg {
+				case "pipeline step":
+					lines++
+					if got := strings.ToLower(rec.Input); got != want {
+						t.Errorf("step input logged as %.80s… (%d bytes), want %.80s… (%d bytes)", got, len(got), want, len(want))
+					}
+				case "pipeline step done":
+					// The output, the next step's input or the pipeline's
+					// result, is bounded the same way.
+					outputs++
+					if got := strings.ToLower(rec.Output); got != want {
+						t.Errorf("step output logged as %.80s… (%d bytes), want %.80s… (%d bytes)", got, len(got), want, len(want))
+					}
 				}
 			}
-			if lines != 2 {
-				t.Errorf("%d step lines, want 2", lines)
+			if lines != 2 || outputs != 2 {
+				t.Errorf("%d step lines and %d step-done lines, want 2 of each", lines, outputs)
 			}
 		})
 	}
 }
 
+// TestJSONPathOverlappingMatches: matches may nest, so the JSON of several
+// can be far larger than the output they come from ($..price on prices
+// nested a thousand deep repeats the innermost value a thousand times);
+// that is refused, while several matches that do not nest still come out
+// as one JSON array.
 func TestJSONPathOverlappingMatches(t *testing.T) {
 	jp, err := pipeline.JSONPath("$..price")
 	if err != nil {
