@@ -69,7 +69,7 @@ func TestOpenState(t *testing.T) {
 	tests := []struct {
 		name, url string
 		serving   bool
-		shared    bool
+		shared    bool // asks for the shared store, which only the service build has
 		wantErr   string
 	}{
 		{name: "default", serving: true},
@@ -77,7 +77,7 @@ func TestOpenState(t *testing.T) {
 		{name: "redis", url: "redis://127.0.0.1:1/0", serving: true, shared: true},
 		{name: "password from env", url: "redis://:${STATE_TEST_PASS}@127.0.0.1:1/0", serving: true, shared: true},
 		{name: "unset variable", url: "redis://:${STATE_TEST_NOPE}@127.0.0.1:1/0", serving: true, wantErr: "STATE_TEST_NOPE is not set"},
-		{name: "not a redis URL", url: "http://127.0.0.1:1/", serving: true, wantErr: "--state"},
+		{name: "not a redis URL", url: "http://127.0.0.1:1/", serving: true, shared: true, wantErr: "--state: redisstore: open"},
 	}
 	for i, tt := range tests {
 		if tt.shared && !serviceBuild {
