@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	neturl "net/url"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/mcp-tools/mcp-tools/server"
@@ -36,12 +35,13 @@ func isStateFlag(arg string) bool {
 
 // openState opens the store --state names: in memory when it names none.
 // ${VAR} references in the URL are read from the environment, so that a
-// password need not be written in a command line or a file.
+// password need not be written in a command line or a file (see
+// expandStateURL).
 func (c *setup) openState(log *slog.Logger) (state.Store, error) {
 	if c.stateURL == "" || !c.serving {
 		return state.NewMemory(), nil
 	}
-	url, err := expandEnv(c.stateURL)
+	url, err := expandStateURL(c.stateURL, os.LookupEnv)
 	if err != nil {
 		return nil, usagef("--state: %v", err)
 	}
@@ -52,23 +52,83 @@ func (c *setup) openState(log *slog.Logger) (state.Store, error) {
 	return st, nil
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
-// expandEnv replaces ${VAR} references in s; an unset variable is an
-// error.
-func expandEnv(s string) (string, error) {
-	var missing string
-	out := envRef.ReplaceAllStringFunc(s, func(ref string) string {
-		v, ok := os.LookupEnv(ref[2 : len(ref)-1])
-		if !ok && missing == "" {
-			missing = ref[2 : len(ref)-1]
+// expandStateURL replaces the ${VAR} references in the --state URL s
+// with the values lookup gives; an unset variable is an error. A value
+// that goes in the URL's user name or password is percent-encoded, so a
+// password from a secret store may hold any character (an @, a /, a #);
+// anywhere else (the whole URL, a host, a database) it is used as it is.
+func expandStateURL(s string, lookup func(string) (string, bool)) (string, error) {
+	// The user information of the URL as written: after "://", before
+	// the last @ ahead of the path. A reference's name holds none of
+	// these characters, so where it sits is known before it is expanded.
+	uiStart, uiEnd := -1, -1
+	if i := strings.Index(s, "://"); i >= 0 {
+		auth := s[i+3:]
+		if end := strings.IndexAny(auth, "/?#"); end >= 0 {
+			auth = auth[:end]
 		}
-		return v
-	})
-	if missing != "" {
-		return "", fmt.Errorf("environment variable %s is not set", missing)
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			uiStart, uiEnd = i+3, i+3+at
+		}
 	}
-	return out, nil
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		name, n := envRefAt(s[i:])
+		if n == 0 {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		v, ok := lookup(name)
+		if !ok {
+			return "", fmt.Errorf("environment variable %s is not set", name)
+		}
+		if uiStart <= i && i < uiEnd {
+			v = escapeUserinfo(v)
+		}
+		b.WriteString(v)
+		i += n
+	}
+	return b.String(), nil
+}
+
+// envRefAt reads a ${NAME} reference (NAME: a letter or _, then letters,
+// digits and _) at the start of s: its name and length, or a length of 0.
+func envRefAt(s string) (string, int) {
+	if !strings.HasPrefix(s, "${") {
+		return "", 0
+	}
+	end := strings.IndexByte(s, '}')
+	if end < 3 {
+		return "", 0
+	}
+	name := s[2:end]
+	for j := 0; j < len(name); j++ {
+		c := name[j]
+		if !(c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || j > 0 && '0' <= c && c <= '9') {
+			return "", 0
+		}
+	}
+	return name, end + 1
+}
+
+// escapeUserinfo percent-encodes every byte of v but the unreserved ones
+// (RFC 3986: letters, digits, - . _ ~), which a URL's user name or
+// password reads back as v.
+func escapeUserinfo(v string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
 }
 
 // stateKeys reads the state key: from --state-key-file (its first line,
@@ -119,8 +179,22 @@ func (c *setup) stateKeys() (server.StateKeys, error) {
 // redactURL hides a URL's password, for logs.
 func redactURL(s string) string {
 	u, err := neturl.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
+	if err == nil {
+		return u.Redacted()
 	}
-	return u.Redacted()
+	// Unparsable as written (a ${VAR} in the password is): shown with
+	// its user information hidden whole, when the rest is a URL.
+	if i := strings.Index(s, "://"); i >= 0 {
+		auth := s[i+3:]
+		if end := strings.IndexAny(auth, "/?#"); end >= 0 {
+			auth = auth[:end]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			hidden := s[:i+3] + "xxxxx" + s[i+3+at:]
+			if _, err := neturl.Parse(hidden); err == nil {
+				return hidden
+			}
+		}
+	}
+	return "(unparsable URL)"
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,7 +108,66 @@ func TestOpenState(t *testing.T) {
 }
 
 func TestRedactURL(t *testing.T) {
-	if got := redactURL("redis://user:s3cret@host:6379/0"); strings.Contains(got, "s3cret") {
-		t.Errorf("redactURL kept the password: %q", got)
+	for in, want := range map[string]string{
+		"redis://user:s3cret@host:6379/0":    "redis://user:xxxxx@host:6379/0",
+		"redis://:${REDIS_PASS}@host:6379/0": "redis://xxxxx@host:6379/0", // as written, before expansion
+		"redis://u:s3{cret}@host:6379/0":     "redis://xxxxx@host:6379/0", // a password Go's parser refuses
+		"redis://host:6379/0":                "redis://host:6379/0",
+		"redis://u:s3cret@ho st:6379/0":      "(unparsable URL)",
+	} {
+		if got := redactURL(in); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestExpandStateURL: a ${VAR} in the URL's user name or password is
+// percent-encoded, so that a password from a secret store may hold any
+// character (an @, a /, a #, a %); elsewhere (a whole URL, a host, a
+// database) the value is used as it is.
+func TestExpandStateURL(t *testing.T) {
+	env := map[string]string{
+		"PASS":  "p@ss/w#rd?%:+ é",
+		"USER":  "ann@example",
+		"URL":   "redis://:a%40b@10.0.0.5:6379/2",
+		"HOST":  "[::1]:6379",
+		"DB":    "3",
+		"EMPTY": "",
+	}
+	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	tests := []struct {
+		in, want, wantErr string
+		user, pass        string // as the parsed URL reads them
+	}{
+		{in: "redis://:${PASS}@127.0.0.1:6379/0", want: "redis://:p%40ss%2Fw%23rd%3F%25%3A%2B%20%C3%A9@127.0.0.1:6379/0", pass: "p@ss/w#rd?%:+ é"},
+		{in: "redis://${USER}:${PASS}@127.0.0.1:6379/0", want: "redis://ann%40example:p%40ss%2Fw%23rd%3F%25%3A%2B%20%C3%A9@127.0.0.1:6379/0", user: "ann@example", pass: "p@ss/w#rd?%:+ é"},
+		{in: "${URL}", want: "redis://:a%40b@10.0.0.5:6379/2", pass: "a@b"},
+		{in: "redis://${HOST}/${DB}", want: "redis://[::1]:6379/3"},
+		{in: "redis://:${EMPTY}@h:1/0", want: "redis://:@h:1/0"},
+		{in: "redis://:pw@h:1/0", want: "redis://:pw@h:1/0", pass: "pw"},
+		{in: "redis://:$PASS@h:1/0", want: "redis://:$PASS@h:1/0", pass: "$PASS"}, // only ${NAME} is a reference
+		{in: "redis://:${NOPE}@h:1/0", wantErr: "environment variable NOPE is not set"},
+	}
+	for _, tt := range tests {
+		got, err := expandStateURL(tt.in, lookup)
+		if tt.wantErr != "" {
+			if err == nil || err.Error() != tt.wantErr {
+				t.Errorf("expandStateURL(%q) error = %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("expandStateURL(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			continue
+		}
+		u, err := neturl.Parse(got)
+		if err != nil {
+			t.Errorf("%q does not parse: %v", got, err)
+			continue
+		}
+		pass, _ := u.User.Password()
+		if u.User.Username() != tt.user || pass != tt.pass {
+			t.Errorf("%q reads as user %q password %q; want %q, %q", got, u.User.Username(), pass, tt.user, tt.pass)
+		}
 	}
 }

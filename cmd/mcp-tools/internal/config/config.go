@@ -44,7 +44,7 @@ type Server struct {
 	ShutdownGrace      Duration `json:"shutdown_grace,omitempty"`
 	Strict             bool     `json:"strict,omitempty"`
 	AllowedOrigins     []string `json:"allowed_origins,omitempty"`
-	State              string   `json:"state,omitempty" jsonschema:"description=Where replicas share state: redis://[user:pass@]host:port/db (rediss:// for TLS; use ${ENV_VAR} for the password); default: in memory"`
+	State              string   `json:"state,omitempty" jsonschema:"description=Where replicas share state: redis://[user:pass@]host:port/db (rediss:// for TLS; use ${ENV_VAR} for the password: percent-encoded for you); default: in memory"`
 	StateKeyFile       string   `json:"state_key_file,omitempty" jsonschema:"description=File holding the state key (first line) and optionally the previous key (second line); relative to the config file"`
 	DrainDelay         Duration `json:"drain_delay,omitempty" jsonschema:"description=On SIGTERM, how long to keep serving while /readyz reports not ready"`
 }

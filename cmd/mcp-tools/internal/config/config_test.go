@@ -169,8 +169,12 @@ func TestParseStateSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := f.Server.State, "redis://:pw@10.0.0.5:6379/2"; got != want {
+	// Left as written: serve expands it (percent-encoding a password).
+	if got, want := f.Server.State, "redis://:${REDIS_PASS}@10.0.0.5:6379/2"; got != want {
 		t.Errorf("state = %q, want %q", got, want)
+	}
+	if _, err := Parse("t.yaml", []byte(src), dir, env(nil)); err == nil || !strings.Contains(err.Error(), "server.state") || !strings.Contains(err.Error(), "REDIS_PASS is not set") {
+		t.Errorf("an unset variable in server.state: got %v, want it named", err)
 	}
 	if got, want := f.Server.StateKeyFile, filepath.Join(dir, "keys/state.key"); got != want {
 		t.Errorf("state_key_file = %q, want %q (relative to the file)", got, want)

@@ -231,7 +231,9 @@ func (c *checker) check() {
 	c.duration("server.call_timeout", s.CallTimeout)
 	c.duration("server.shutdown_grace", s.ShutdownGrace)
 	c.duration("server.drain_delay", s.DrainDelay)
-	c.expand("server.state", &f.Server.State)
+	// Left as written: serve expands it, percent-encoding what goes in the
+	// URL's user name or password; an unset variable is reported now.
+	c.checkSet("server.state", s.State)
 	if k := s.StateKeyFile; k != "" && !filepath.IsAbs(k) {
 		f.Server.StateKeyFile = filepath.Join(f.Dir, k)
 	}
