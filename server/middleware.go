@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -148,10 +146,10 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 		in := tools.ShowArgsN(info, args, s.opts.LogTruncate)
 		who := principalAttr(ctx)
 		if out.Err != nil {
-			s.log.LogAttrs(ctx, slog.LevelWarn, name+"("+in+") -> Error: "+truncate(out.Err.Message, s.opts.LogTruncate),
+			s.log.LogAttrs(ctx, slog.LevelWarn, name+"("+in+") -> Error: "+tools.Truncate(out.Err.Message, s.opts.LogTruncate),
 				slog.String("tool", name), slog.String("kind", string(out.Err.Kind)), slog.Duration("duration", d), who)
 		} else {
-			s.log.LogAttrs(ctx, slog.LevelInfo, name+"("+in+") -> "+truncate(out.Text, s.opts.LogTruncate),
+			s.log.LogAttrs(ctx, slog.LevelInfo, name+"("+in+") -> "+tools.Truncate(out.Text, s.opts.LogTruncate),
 				slog.String("tool", name), slog.Duration("duration", d), who)
 		}
 		if s.log.Enabled(ctx, slog.LevelDebug) {
@@ -159,7 +157,7 @@ func (s *Server) logMiddleware(info tools.Info, next tools.Func) tools.Func {
 			if out.Err != nil {
 				text = "Error: " + out.Err.Message
 			}
-			s.log.LogAttrs(ctx, slog.LevelDebug, "call detail", slog.String("tool", name), slog.String("input", tools.ShowArgsN(info, args, debugTruncate*s.opts.LogTruncate)), slog.String("output", truncate(text, debugTruncate*s.opts.LogTruncate)))
+			s.log.LogAttrs(ctx, slog.LevelDebug, "call detail", slog.String("tool", name), slog.String("input", tools.ShowArgsN(info, args, debugTruncate*s.opts.LogTruncate)), slog.String("output", tools.Truncate(text, debugTruncate*s.opts.LogTruncate)))
 		}
 		return res, err
 	}
@@ -177,24 +175,6 @@ func principalAttr(ctx context.Context) slog.Attr {
 // debugTruncate is how many times LogTruncate the DEBUG detail line shows:
 // more than INFO, but never a whole megabyte.
 const debugTruncate = 10
-
-// truncate shortens s to at most n characters, marking the cut. It walks
-// only the first n characters: a long output is never converted whole.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut, count := 0, 0
-	for cut < len(s) && count < n {
-		_, size := utf8.DecodeRuneInString(s[cut:])
-		cut += size
-		count++
-	}
-	if cut >= len(s) {
-		return s
-	}
-	return s[:cut] + "…(" + strconv.Itoa(len(s)-cut) + " more bytes)"
-}
 
 // validateMiddleware checks the arguments against the compiled schema; the
 // tool never sees arguments that break it. When the transport has already

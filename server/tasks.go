@@ -337,7 +337,7 @@ func (e *taskEngine) run(ctx context.Context, rec *taskRecord, args json.RawMess
 	final.Status, final.IsError = taskCompleted, out.IsError
 	final.Message = "the task completed"
 	if out.IsError {
-		final.Message = "the task ended with an error: " + truncate(resultText(out), 200)
+		final.Message = "the task ended with an error: " + tools.Truncate(resultText(out), 200)
 	}
 	if e.s.hardStop.Err() != nil && out.IsError {
 		// The server shut down under it: its result is not the tool's.

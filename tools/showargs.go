@@ -66,22 +66,43 @@ func ShowArgsN(info Info, args json.RawMessage, max int) string {
 	return s.show()
 }
 
-// cutRaw is b, as a string, cut to max characters as the server's
-// truncate cuts: "…(N more bytes)" with N the bytes of b not shown.
+// Truncate cuts s to at most n characters (runes) for a log line, as
+// ShowArgsN cuts arguments: a cut ends with "…(N more bytes)", N the
+// bytes of s not shown. n <= 0 is no bound.
+func Truncate(s string, n int) string {
+	cut := runeCut(s, n)
+	if cut >= len(s) {
+		return s
+	}
+	return s[:cut] + moreBytes(len(s)-cut)
+}
+
+// cutRaw is b, as a string, cut as Truncate cuts, converting no more of b
+// than it shows.
 func cutRaw(b []byte, max int) string {
-	if len(b) <= max {
-		return string(b)
-	}
-	cut, count := 0, 0
-	for cut < len(b) && count < max {
-		_, size := utf8.DecodeRune(b[cut:])
-		cut += size
-		count++
-	}
+	cut := runeCut(b, max)
 	if cut >= len(b) {
 		return string(b)
 	}
 	return string(b[:cut]) + moreBytes(len(b)-cut)
+}
+
+// runeCut is the length in bytes of the first n characters of s, or
+// len(s) when it has no more (or n <= 0).
+func runeCut[T string | []byte](s T, n int) int {
+	if n <= 0 || len(s) <= n {
+		return len(s)
+	}
+	cut := 0
+	for count := 0; cut < len(s) && count < n; count++ {
+		if s[cut] < utf8.RuneSelf {
+			cut++
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(string(s[cut:min(cut+utf8.UTFMax, len(s))]))
+		cut += size
+	}
+	return cut
 }
 
 // moreBytes is the mark of a cut display with n bytes not shown.
