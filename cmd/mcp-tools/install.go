@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,9 +145,7 @@ func hidePasswords(args []string) []string {
 			}
 			val = out[at]
 		}
-		if u, err := url.Parse(val); err == nil {
-			val = u.Redacted()
-		}
+		val = redactURL(val) // never the password, parsable or not
 		if hasVal {
 			out[at] = out[i][:strings.Index(out[i], "=")+1] + val
 		} else {

@@ -277,3 +277,22 @@ func TestInstallRefusesConfigStateWithoutTheServiceBuild(t *testing.T) {
 		t.Errorf("install wrote an entry that could never start")
 	}
 }
+
+// TestHidePasswords: the printed command line never shows the --state
+// URL's password, whatever it holds: one Go's parser refuses (a { ), or
+// an unencoded # or / that ends the user information early.
+func TestHidePasswords(t *testing.T) {
+	tests := []struct{ in, want []string }{
+		{[]string{"--state", "redis://u:hunter2@h:6379/0"}, []string{"--state", "redis://u:xxxxx@h:6379/0"}},
+		{[]string{"--state=redis://u:hunt{er2@h:6379/0"}, []string{"--state=redis://xxxxx@h:6379/0"}},
+		{[]string{"-state", "redis://u:#hunter2@h:6379/0"}, []string{"-state", "redis://xxxxx@h:6379/0"}},
+		{[]string{"--state", "redis://:${PASS}@h:6379/0"}, []string{"--state", "redis://xxxxx@h:6379/0"}},
+		{[]string{"--state", "redis://h:6379/0", "--root", "/srv"}, []string{"--state", "redis://h:6379/0", "--root", "/srv"}},
+	}
+	for _, tt := range tests {
+		got := hidePasswords(tt.in)
+		if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("hidePasswords(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

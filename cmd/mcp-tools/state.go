@@ -179,17 +179,18 @@ func (c *setup) stateKeys() (server.StateKeys, error) {
 // redactURL hides a URL's password, for logs.
 func redactURL(s string) string {
 	u, err := neturl.Parse(s)
-	if err == nil {
+	// An @ past the user information as the parser reads it (in a path,
+	// query or fragment, or a URL with no "//") may end a password with an
+	// unencoded / ? or #, which the parser took for a host, a port and
+	// what follows: not shown as parsed.
+	if err == nil && !strings.Contains(u.Opaque+u.Path+u.RawQuery+u.Fragment, "@") {
 		return u.Redacted()
 	}
-	// Unparsable as written (a ${VAR} in the password is): shown with
-	// its user information hidden whole, when the rest is a URL.
+	// Unparsable as written (a ${VAR} in the password is), or an @ in the
+	// wrong place: shown with everything from "://" to the last @ hidden,
+	// when the rest is a URL.
 	if i := strings.Index(s, "://"); i >= 0 {
-		auth := s[i+3:]
-		if end := strings.IndexAny(auth, "/?#"); end >= 0 {
-			auth = auth[:end]
-		}
-		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+		if at := strings.LastIndexByte(s[i+3:], '@'); at >= 0 {
 			hidden := s[:i+3] + "xxxxx" + s[i+3+at:]
 			if _, err := neturl.Parse(hidden); err == nil {
 				return hidden

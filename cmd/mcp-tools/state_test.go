@@ -114,9 +114,27 @@ func TestRedactURL(t *testing.T) {
 		"redis://u:s3{cret}@host:6379/0":     "redis://xxxxx@host:6379/0", // a password Go's parser refuses
 		"redis://host:6379/0":                "redis://host:6379/0",
 		"redis://u:s3cret@ho st:6379/0":      "(unparsable URL)",
+		"redis://u:s3cret@[::1]:6379/0":      "redis://u:xxxxx@[::1]:6379/0",
+		"redis://u:[s3cret@[::1]:6379/0":     "redis://xxxxx@[::1]:6379/0",
+		// An unencoded # / or ? in the password ends the user information
+		// where Go's parser reads it: what precedes it is a host and an
+		// empty or numeric port, the rest of the password a fragment, a
+		// path or a query.
+		"redis://user:#s3cret@host:6379/0":    "redis://xxxxx@host:6379/0",
+		"redis://:123#s3cret@host:6379/0":     "redis://xxxxx@host:6379/0",
+		"redis://u:/s3cret@host:6379/0":       "redis://xxxxx@host:6379/0",
+		"redis://u:12?s3cret@host:6379/0":     "redis://xxxxx@host:6379/0",
+		"redis://u:p@ss:1/s3cret@host:6379/0": "redis://xxxxx@host:6379/0",
+		// No "//": the whole of it is opaque to the parser.
+		"redis:u:s3cret@host:6379/0": "(unparsable URL)",
+		"u:s3cret@host:6379":         "(unparsable URL)",
 	} {
-		if got := redactURL(in); got != want {
+		got := redactURL(in)
+		if got != want {
 			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+		if strings.Contains(got, "s3") || strings.Contains(got, "cret") {
+			t.Errorf("redactURL(%q) = %q shows the password", in, got)
 		}
 	}
 }

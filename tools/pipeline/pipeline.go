@@ -235,7 +235,7 @@ func (p *Pipeline) run(ctx context.Context, from int, args json.RawMessage, call
 		}
 		out := tools.Settle(r, err)
 		if debug {
-			p.log.DebugContext(ctx, "pipeline step done", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "output", p.showOutput(i, out.Text), "error", errText(out.Err))
+			p.log.DebugContext(ctx, "pipeline step done", "pipeline", p.info.Name, "step", i+1, "tool", s.info.Name, "output", p.showOutput(i, out.Text), "error", tools.Truncate(errText(out.Err), p.shown))
 		}
 		last := i == len(p.steps)-1
 		if out.Err != nil {

@@ -306,6 +306,42 @@ func TestStepLogBounded(t *testing.T) {
 	}
 }
 
+// TestStepErrorLogBounded: a failed step's error at DEBUG is cut as its
+// output is: the message can quote its input (the plain tool names a
+// repeated member), a megabyte of which is not a megabyte of log.
+func TestStepErrorLogBounded(t *testing.T) {
+	upper := tools.NewPlain(tools.Info{Name: "upper"}, func(_ context.Context, in string) (tools.Result, error) {
+		return tools.Text(strings.ToUpper(in)), nil
+	})
+	var logs bytes.Buffer
+	p, err := pipeline.New(pipeline.Config{Name: "twice", Steps: []pipeline.Step{{Tool: upper}, {Tool: upper}},
+		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})), LogTruncate: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.Repeat("a", 1<<20)
+	if res := call(t, p, `{"input":"x","`+name+`":1,"`+name+`":1}`); res.Err == nil {
+		t.Fatal("a repeated member name was accepted")
+	}
+	done := 0
+	for l := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
+		var rec struct{ Msg, Error string }
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Msg != "pipeline step done" {
+			continue
+		}
+		done++
+		if n := len(rec.Error); rec.Error == "" || n > 50*4+len("…(1048576 more bytes)") {
+			t.Errorf("step error logged as %.80s… (%d bytes), want at most 50 characters and a mark", rec.Error, n)
+		}
+	}
+	if done != 1 {
+		t.Errorf("%d step-done lines, want 1", done)
+	}
+}
+
 // TestJSONPathOverlappingMatches: matches may nest, so the JSON of several
 // can be far larger than the output they come from ($..price on prices
 // nested a thousand deep repeats the innermost value a thousand times);
