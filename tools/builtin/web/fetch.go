@@ -192,16 +192,25 @@ func newFetcher(cfg FetchConfig) *fetcher {
 	return f
 }
 
-// redirectLimitError reports a chain of redirects longer than the limit.
-type redirectLimitError struct{ max int }
+// redirectLimitError reports a chain of redirects longer than the limit,
+// or (long > 0) a redirect to a URL longer than MaxURLLength.
+type redirectLimitError struct{ max, long int }
 
 func (e *redirectLimitError) Error() string {
+	if e.long > 0 {
+		return fmt.Sprintf("the redirect target is %d bytes long; the limit is %d (as for the url argument); not followed", e.long, MaxURLLength)
+	}
 	return fmt.Sprintf("stopped after %d redirects (the most followed); the URL may be a redirect loop", e.max)
 }
 
 func (f *fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > f.cfg.MaxRedirects {
 		return &redirectLimitError{max: f.cfg.MaxRedirects}
+	}
+	if n := len(req.URL.String()); n > MaxURLLength {
+		// The final URL is in the result and the log: held to the
+		// input's limit.
+		return &redirectLimitError{long: n}
 	}
 	if err := f.guard.checkURL(req.URL); err != nil {
 		var re *RefusedError

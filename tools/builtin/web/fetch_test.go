@@ -301,6 +301,9 @@ func redirector(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/loop":
 		http.Redirect(w, r, "/loop", http.StatusFound)
+	case r.URL.Path == "/long":
+		// A target far longer than a url the tool accepts as input.
+		http.Redirect(w, r, "/hop/0?pad="+strings.Repeat("x", 64<<10), http.StatusFound)
 	case r.URL.Path == "/hop/0":
 		fmt.Fprint(w, "arrived")
 	default:
@@ -326,6 +329,9 @@ func TestFetchRedirects(t *testing.T) {
 		{name: "MaxRedirects lowers the limit", cfg: FetchConfig{MaxRedirects: 2}, path: "/hop/3", want: "stopped after 2 redirects"},
 		{name: "MaxRedirects within limit", cfg: FetchConfig{MaxRedirects: 2}, path: "/hop/2"},
 		{name: "negative MaxRedirects follows none", cfg: FetchConfig{MaxRedirects: -1}, path: "/hop/1", want: "stopped after 0 redirects"},
+		// The final URL is in the result: a redirect target is held to
+		// the input's limit.
+		{name: "redirect target too long", path: "/long", want: "the redirect target is 65"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
