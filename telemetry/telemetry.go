@@ -161,6 +161,7 @@ func New(cfg Config) (*Telemetry, error) {
 	if mp != nil {
 		d, err := newOperationDuration(mp.Meter(scope), opBuckets)
 		if err != nil {
+			_ = t.Shutdown(context.Background()) // the exporters OTLP started
 			return nil, fmt.Errorf("telemetry: %w", err)
 		}
 		t.opDur, t.otelMetr = d, true
