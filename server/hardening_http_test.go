@@ -659,6 +659,53 @@ func TestHTTPSlowAndIdleConnections(t *testing.T) {
 		}
 	})
 
+	// A client that sends part of a body and then nothing gets its answer
+	// (408 when the body is late, 413 when it is already past the limit),
+	// and the connection is closed then: it is not held open for the rest
+	// of a body that never comes.
+	for _, c := range []struct {
+		name, header, sent string
+		status             int
+	}{
+		{"stalled body", "Content-Length: 1000", "{", http.StatusRequestTimeout},
+		{"stalled oversized body", "Transfer-Encoding: chunked", fmt.Sprintf("%x\r\n%s", 2048, strings.Repeat("a", 1025)), http.StatusRequestEntityTooLarge},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			url := startHTTP(t, server.TransportHTTP, server.Options{HTTPReadTimeout: readTimeout, MaxMessageBytes: 1024})
+			id := openSession(t, url)
+			conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
+				"Accept: application/json, text/event-stream\r\nMcp-Session-Id: %s\r\n%s\r\n\r\n%s",
+				strings.TrimPrefix(url, "http://"), id, c.header, c.sent)
+			_ = conn.SetReadDeadline(time.Now().Add(20 * readTimeout))
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("%v, want a %d", err, c.status)
+			}
+			if resp.StatusCode != c.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, c.status)
+			}
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				t.Fatalf("response body: %v", err)
+			}
+			resp.Body.Close()
+			n, err := br.Read(make([]byte, 1))
+			var ne net.Error
+			switch {
+			case errors.As(err, &ne) && ne.Timeout():
+				t.Fatalf("the connection is still open %s after its %d (read timeout %s)", 20*readTimeout, c.status, readTimeout)
+			case n > 0 || !errors.Is(err, io.EOF):
+				t.Errorf("read after the %d = %d bytes, %v; want EOF", c.status, n, err)
+			}
+		})
+	}
+
 	t.Run("long SSE stream", func(t *testing.T) {
 		t.Parallel()
 		url := startHTTP(t, server.TransportSSE, server.Options{HTTPReadTimeout: readTimeout})

@@ -440,7 +440,16 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		rc := http.NewResponseController(w)
 		_ = rc.SetReadDeadline(time.Now().Add(g.readTimeout))
 		body, err := readBody(r, g.maxBytes)
-		_ = rc.SetReadDeadline(time.Time{})
+		if err != nil || int64(len(body)) > g.maxBytes {
+			// The rest of the body is never read, and the connection
+			// goes. Its deadline is now: net/http reads what is left of a
+			// body (up to 256 KiB) once the handler returns, even on a
+			// connection it closes, and a client that stopped sending
+			// would hold the connection open for ever.
+			_ = rc.SetReadDeadline(time.Now())
+		} else {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
 		if err != nil {
 			var ne net.Error
 			// The rest of the body is never read: the connection goes.

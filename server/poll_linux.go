@@ -1,8 +1,10 @@
 package server
 
 import (
+	"io"
 	"os"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -27,4 +29,62 @@ func reopenNonblocking(fd int, name string) *os.File {
 		return nil
 	}
 	return f
+}
+
+// watchHangup calls hung once nobody can read out any more, when out is a
+// pipe (a client's stdout) whose reading end every reader has closed, so
+// that a client that goes away ends the session at once, not at the next
+// write, which a long call makes only when it ends. (A pipe's writing end
+// polls POLLERR once it has no reader.) stop ends the watch and returns
+// when it is over; when out is not a pipe there is nothing to watch.
+func watchHangup(out io.Writer, hung func()) (stop func()) {
+	none := func() {}
+	f, ok := out.(*os.File)
+	if !ok {
+		return none
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return none
+	}
+	fd := -1
+	_ = rc.Control(func(ofd uintptr) {
+		var st syscall.Stat_t
+		if syscall.Fstat(int(ofd), &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+			return
+		}
+		// A descriptor of its own, which no one closes under the watch.
+		fd, _ = unix.FcntlInt(ofd, unix.F_DUPFD_CLOEXEC, 0)
+	})
+	if fd < 0 {
+		return none
+	}
+	var wake [2]int
+	if unix.Pipe2(wake[:], unix.O_CLOEXEC) != nil {
+		_ = unix.Close(fd)
+		return none
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer unix.Close(fd)
+		for {
+			p := []unix.PollFd{{Fd: int32(fd)}, {Fd: int32(wake[0]), Events: unix.POLLIN}}
+			_, err := unix.Poll(p, -1)
+			switch {
+			case err == unix.EINTR:
+			case err != nil || p[1].Revents != 0 || p[0].Revents&unix.POLLNVAL != 0:
+				return
+			case p[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0:
+				hung()
+				return
+			}
+		}
+	}()
+	return sync.OnceFunc(func() {
+		_, _ = unix.Write(wake[1], []byte{0})
+		<-done
+		_ = unix.Close(wake[0])
+		_ = unix.Close(wake[1])
+	})
 }

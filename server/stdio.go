@@ -65,6 +65,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		endSession(errOutputClosed)
 	}}
 	filter.w = w
+	stopWatch := watchHangup(out, func() {
+		s.log.Warn("stdout is closed; ending the session", "err", "the client closed its end")
+		endSession(errOutputClosed)
+	})
+	defer stopWatch()
 	s.stdioOut.Store(w)
 	defer s.stdioOut.CompareAndSwap(w, nil)
 	if s.tasks != nil {

@@ -119,6 +119,24 @@ func TestClosedStdoutEndsServeCleanly(t *testing.T) {
 	}
 }
 
+// TestClosedStdoutEndsServeAtOnce: a client that closes its end of stdout
+// while a call runs and writes nothing more (nor closes stdin) ends the
+// session at once, as the README says: the tool process is killed and the
+// server exits 0 long before the call (a minute) would end. Nothing is
+// written that could fail, so the server must notice the hang-up itself.
+func TestClosedStdoutEndsServeAtOnce(t *testing.T) {
+	cmd, _, _, outR, pid := startStdioBinary(t)
+	outR.Close()
+	if code := waitExit(t, cmd, 10*time.Second); code != 0 {
+		t.Errorf("exit status %d, want 0", code)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !gone(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("tool process %d still running after the server exited", pid)
+		}
+	}
+}
+
 // TestSIGTERMCancelsAndAnswers: SIGTERM with a 1s grace answers the running
 // call with a cancelled result, kills its process, and exits 0, long
 // before the call would have ended.
