@@ -304,7 +304,7 @@ func (p *Pipeline) showOutput(i int, text string) string {
 		next = p.steps[i+1].info
 	}
 	if len(next.Secret) == 0 || next.Plain && !tools.IsSecret("input", next.Secret) {
-		return tools.ShowArgsN(tools.Info{}, json.RawMessage(text), p.shown) // cut, as it is
+		return tools.Truncate(text, p.shown) // cut, as it is
 	}
 	if p.steps[i].adapter != nil || next.Plain {
 		return tools.Hidden
