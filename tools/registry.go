@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 )
 
@@ -15,8 +14,6 @@ const MaxNameLen = 64
 // NameRule says in words what ValidateName accepts; errors and docs quote it.
 const NameRule = "a tool name is 1 to 64 characters of letters, digits, '_' and '-' ([A-Za-z0-9_-])"
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
 // ValidateName reports whether name is a valid tool name: 1 to 64 characters
 // of [A-Za-z0-9_-], the names the major model APIs accept (hyphens are common
 // in the wild). The error states the rule (NameRule).
@@ -26,10 +23,23 @@ func ValidateName(name string) error {
 		return errors.New("tool name is empty: " + NameRule)
 	case len(name) > MaxNameLen:
 		return fmt.Errorf("tool %q: name is %d characters long, more than the %d allowed: %s", name, len(name), MaxNameLen, NameRule)
-	case !nameRE.MatchString(name):
+	case !validNameChars(name):
 		return fmt.Errorf("tool %q: name may hold only letters, digits, '_' and '-': %s", name, NameRule)
 	}
 	return nil
+}
+
+// validNameChars reports whether name holds only [A-Za-z0-9_-]. A loop
+// rather than a regular expression: one compiled in the initialiser cost
+// every process its heap and time before main.
+func validNameChars(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // Registry is a fixed set of tools with valid, unique names. It is safe for

@@ -32,6 +32,14 @@ func TestValidateName(t *testing.T) {
 		{name: "space", tool: "file read", wantErr: "only letters, digits, '_' and '-'"},
 		{name: "unicode letter", tool: "café", wantErr: "only letters, digits, '_' and '-'"},
 		{name: "slash", tool: "a/b", wantErr: "only letters, digits, '_' and '-'"},
+		{name: "every range's ends", tool: "azAZ09_-"},
+		{name: "before A", tool: "a@b", wantErr: "only letters, digits, '_' and '-'"},
+		{name: "after Z", tool: "a[b", wantErr: "only letters, digits, '_' and '-'"},
+		{name: "before a", tool: "a`b", wantErr: "only letters, digits, '_' and '-'"},
+		{name: "after z", tool: "a{b", wantErr: "only letters, digits, '_' and '-'"},
+		{name: "after 9", tool: "a:b", wantErr: "only letters, digits, '_' and '-'"},
+		{name: "dot before slash", tool: "a.b", wantErr: "only letters, digits, '_' and '-'"},
+		{name: "between Z and _", tool: "a^b", wantErr: "only letters, digits, '_' and '-'"},
 		{name: "empty says the rule", tool: "", wantErr: "1 to 64 characters of letters, digits, '_' and '-'"},
 	}
 	for _, tt := range tests {

@@ -20,10 +20,10 @@ import (
 	"io/fs"
 	"log/slog"
 	"os/exec"
-	"regexp"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcp-tools/mcp-tools/internal/lazyre"
 	"github.com/mcp-tools/mcp-tools/tools"
 )
 
@@ -145,12 +145,12 @@ func snippet(b []byte, n int) string {
 	return s
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var envRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // expand replaces the ${NAME} references in s with lookup's values and
 // lists the names lookup does not know.
 func expand(s string, lookup func(string) (string, bool)) (_ string, missing []string) {
-	s = envRef.ReplaceAllStringFunc(s, func(ref string) string {
+	s = envRef().ReplaceAllStringFunc(s, func(ref string) string {
 		val, ok := lookup(ref[2 : len(ref)-1])
 		if !ok {
 			missing = append(missing, ref[2:len(ref)-1])

@@ -24,12 +24,12 @@ package datetime
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // zones everywhere, even without a system database
 
+	"github.com/mcp-tools/mcp-tools/internal/lazyre"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
@@ -92,10 +92,10 @@ func New(cfg Config) tools.Tool {
 }
 
 var (
-	inRE      = regexp.MustCompile(`(?i)^(.+?)\s+in\s+(\S+)$`)
-	betweenRE = regexp.MustCompile(`(?i)^days\s+between\s+(\S+)\s+and\s+(\S+)$`)
-	weekdayRE = regexp.MustCompile(`(?i)^(?:weekday|day)\s+of\s+(\S+)$`)
-	termRE    = regexp.MustCompile(`(?i)\s*([+-])\s*(\d+)\s*(minute|hour|day|week|month|year)s?\s*`)
+	inRE      = lazyre.New(`(?i)^(.+?)\s+in\s+(\S+)$`)
+	betweenRE = lazyre.New(`(?i)^days\s+between\s+(\S+)\s+and\s+(\S+)$`)
+	weekdayRE = lazyre.New(`(?i)^(?:weekday|day)\s+of\s+(\S+)$`)
+	termRE    = lazyre.New(`(?i)\s*([+-])\s*(\d+)\s*(minute|hour|day|week|month|year)s?\s*`)
 )
 
 // Run answers one command at the instant now, with the default limits.
@@ -111,7 +111,7 @@ func (c Config) run(input string, now time.Time) (tools.Result, error) {
 	if in == "" {
 		return tools.Result{}, tools.InvalidArgs("empty command; use one of: %s", usage)
 	}
-	if m := betweenRE.FindStringSubmatch(in); m != nil {
+	if m := betweenRE().FindStringSubmatch(in); m != nil {
 		a, err := parseDate(m[1], now)
 		if err != nil {
 			return tools.Result{}, err
@@ -125,7 +125,7 @@ func (c Config) run(input string, now time.Time) (tools.Result, error) {
 		return tools.Result{Text: fmt.Sprintf("%d days from %s to %s", days, a.Format(time.DateOnly), b.Format(time.DateOnly)),
 			Structured: map[string]any{"days": days, "from": a.Format(time.DateOnly), "to": b.Format(time.DateOnly)}}, nil
 	}
-	if m := weekdayRE.FindStringSubmatch(in); m != nil {
+	if m := weekdayRE().FindStringSubmatch(in); m != nil {
 		d, err := parseDate(m[1], now)
 		if err != nil {
 			return tools.Result{}, err
@@ -135,7 +135,7 @@ func (c Config) run(input string, now time.Time) (tools.Result, error) {
 	}
 	zone := ""
 	expr := in
-	if m := inRE.FindStringSubmatch(in); m != nil {
+	if m := inRE().FindStringSubmatch(in); m != nil {
 		expr, zone = strings.TrimSpace(m[1]), m[2]
 	}
 	loc := time.UTC
@@ -177,7 +177,7 @@ func zoneName(t time.Time, loc *time.Location) string {
 // answer is a date rather than an instant.
 func evalExpr(expr string, now time.Time, loc *time.Location, maxAmount int) (time.Time, bool, error) {
 	base, rest := expr, ""
-	if i := termRE.FindStringIndex(expr); i != nil {
+	if i := termRE().FindStringIndex(expr); i != nil {
 		base, rest = strings.TrimSpace(expr[:i[0]]), expr[i[0]:]
 	}
 	var t time.Time
@@ -202,11 +202,11 @@ func evalExpr(expr string, now time.Time, loc *time.Location, maxAmount int) (ti
 		}
 	}
 	for rest = strings.TrimSpace(rest); rest != ""; {
-		loc := termRE.FindStringSubmatchIndex(rest)
+		loc := termRE().FindStringSubmatchIndex(rest)
 		if loc == nil || loc[0] != 0 {
 			return time.Time{}, false, tools.InvalidArgs("cannot read %s in %s: write terms like + 5 days or - 2 hours", schema.Quote(rest), schema.Quote(expr))
 		}
-		m := termRE.FindStringSubmatch(rest)
+		m := termRE().FindStringSubmatch(rest)
 		n, err := strconv.Atoi(m[2])
 		if err != nil || n > maxAmount {
 			return time.Time{}, false, tools.InvalidArgs("%s is too large: at most %d per term", schema.Quote(m[2]), maxAmount)

@@ -7,8 +7,9 @@ import (
 	"html"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
+
+	"github.com/mcp-tools/mcp-tools/internal/lazyre"
 )
 
 // searxng queries a SearXNG instance's JSON API. The instance must allow
@@ -101,8 +102,8 @@ func (b *brave) Search(ctx context.Context, query string, count int) ([]SearchRe
 	return out, nil
 }
 
-var tagRE = regexp.MustCompile(`<[^>]*>`)
+var tagRE = lazyre.New(`<[^>]*>`)
 
 // stripTags removes the highlighting markup (<strong>...) Brave puts in
 // titles and descriptions, and decodes entities.
-func stripTags(s string) string { return html.UnescapeString(tagRE.ReplaceAllString(s, "")) }
+func stripTags(s string) string { return html.UnescapeString(tagRE().ReplaceAllString(s, "")) }

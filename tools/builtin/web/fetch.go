@@ -13,11 +13,11 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcp-tools/mcp-tools/internal/lazyre"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
 	"github.com/mcp-tools/mcp-tools/typed"
@@ -390,14 +390,14 @@ func truncateRunes(s string, n int) (string, int, bool) {
 	return s[:i], total, true
 }
 
-var scriptRE = regexp.MustCompile(`(?is)<(script|style)\b.*?</(script|style)\s*>`)
+var scriptRE = lazyre.New(`(?is)<(script|style)\b.*?</(script|style)\s*>`)
 
 // errorSnippet returns the start of an error response's body as one line,
 // with HTML markup removed.
 func errorSnippet(contentType string, body []byte) string {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if mt == "text/html" || mt == "application/xhtml+xml" {
-		text := tagRE.ReplaceAllString(scriptRE.ReplaceAllString(string(body), " "), " ")
+		text := tagRE().ReplaceAllString(scriptRE().ReplaceAllString(string(body), " "), " ")
 		body = []byte(html.UnescapeString(text))
 	}
 	return snippet(body, errorSnippetLen)

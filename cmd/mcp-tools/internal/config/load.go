@@ -8,13 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/theory/jsonpath"
 
+	"github.com/mcp-tools/mcp-tools/internal/lazyre"
 	"github.com/mcp-tools/mcp-tools/tools"
 	"github.com/mcp-tools/mcp-tools/tools/pipeline"
 	"github.com/mcp-tools/mcp-tools/tools/schema"
@@ -193,11 +193,11 @@ func (c *checker) duration(path string, d Duration) {
 	}
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var envRef = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // expand replaces ${VAR} references in *s.
 func (c *checker) expand(path string, s *string) {
-	*s = envRef.ReplaceAllStringFunc(*s, func(ref string) string {
+	*s = envRef().ReplaceAllStringFunc(*s, func(ref string) string {
 		name := ref[2 : len(ref)-1]
 		v, ok := c.env(name)
 		if !ok {
@@ -209,7 +209,7 @@ func (c *checker) expand(path string, s *string) {
 
 // checkSet reports every ${VAR} of s that is not set, leaving s as it is.
 func (c *checker) checkSet(path, s string) {
-	for _, ref := range envRef.FindAllString(s, -1) {
+	for _, ref := range envRef().FindAllString(s, -1) {
 		if _, ok := c.env(ref[2 : len(ref)-1]); !ok {
 			c.add(path, "environment variable %s is not set", ref[2:len(ref)-1])
 		}
@@ -427,7 +427,7 @@ func ResolveCommand(p Process, fileDir string) (string, error) {
 		return "", errors.New("the command is empty")
 	}
 	prog := p.Command[0]
-	if envRef.MatchString(prog) {
+	if envRef().MatchString(prog) {
 		return prog, nil
 	}
 	dir := p.Dir

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v4"
+
+	"github.com/mcp-tools/mcp-tools/internal/lazyre"
 )
 
 // maxValues bounds the values one file may expand to, aliases and merges
@@ -272,7 +273,7 @@ type converter struct {
 }
 
 // jsonExponent is a JSON number written with an exponent.
-var jsonExponent = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?[eE][-+]?[0-9]+$`)
+var jsonExponent = lazyre.New(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?[eE][-+]?[0-9]+$`)
 
 // maxAliasDepth bounds aliases followed inside one another.
 const maxAliasDepth = 1000
@@ -309,7 +310,7 @@ func (c *converter) value(n *yaml.Node, aliases int) (any, error) {
 		}
 		return out, nil
 	case yaml.ScalarNode:
-		if c.json && n.Style == 0 && jsonExponent.MatchString(n.Value) {
+		if c.json && n.Style == 0 && jsonExponent().MatchString(n.Value) {
 			f, _ := strconv.ParseFloat(n.Value, 64) // past float64: ±Inf, which Parse reports
 			return f, nil
 		}
