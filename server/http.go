@@ -521,9 +521,18 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 			g.answerTask(w, r, f, id, sessionKnown, modern, auth)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		g.inFlight.Add(1)
 		defer g.inFlight.Add(-1)
+		if g.fast != nil {
+			// Before anything only mcp-go needs (the body to read again,
+			// the writer in the context for progress): the fast path
+			// reads neither, and takes no call that reports progress.
+			if fs := g.fast.take(f, id, sessionKnown, r); fs != nil {
+				g.fast.serve(g.writer(w), r, f, fs)
+				return
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		if g.relay != nil && f.response && id != "" && !f.modern && !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
 			g.answer(w, r, next, id, body)
 			return
@@ -534,12 +543,6 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 		}
 		if g.fast != nil && f.method == string(mcp.MethodNotificationCancelled) && id != "" && sessionKnown {
 			g.fast.cancel(id, body) // and mcp-go cancels the calls it runs
-		}
-		if g.fast != nil {
-			if fs := g.fast.take(f, id, sessionKnown, r); fs != nil {
-				g.fast.serve(sw, r, f, fs)
-				return
-			}
 		}
 		if g.tasks != nil && f.method == string(mcp.MethodToolsCall) && (f.task || g.tasks.taskModes[f.tool] != "") {
 			// The reply of a call that becomes a task is swapped in here.
@@ -796,7 +799,16 @@ func originAllowed(origin string, allowed []string) bool {
 // (DNS rebinding). It refuses what mcp-go's own check refuses.
 func rebinding(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return ok && local != nil && loopbackHost(local.String()) && !loopbackHost(r.Host)
+	if !ok || local == nil {
+		return false
+	}
+	var loopback bool
+	if tcp, ok := local.(*net.TCPAddr); ok {
+		loopback = tcp.IP.IsLoopback() // without String's two allocations per request
+	} else {
+		loopback = loopbackHost(local.String())
+	}
+	return loopback && !loopbackHost(r.Host)
 }
 
 // loopbackHost reports whether addr, a host or host:port, is loopback.
