@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mcp-tools/mcp-tools/server"
-	"github.com/mcp-tools/mcp-tools/tools"
 )
 
 // pipeSession is one initialized stdio session of ServeStdio over pipes,
@@ -25,14 +24,7 @@ type pipeSession struct {
 
 func startPipeSession(tb testing.TB) *pipeSession {
 	tb.Helper()
-	reg, err := tools.NewRegistry(testTools()...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv, err := server.New(reg, server.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	srv := newServer(tb, server.Options{})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())

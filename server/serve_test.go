@@ -33,7 +33,7 @@ func serveUntil(ctx context.Context, srv *server.Server, ln net.Listener, transp
 	return srv.Serve(ln, h)
 }
 
-func newServer(t *testing.T, opts server.Options) *server.Server {
+func newServer(t testing.TB, opts server.Options) *server.Server {
 	t.Helper()
 	reg, err := tools.NewRegistry(testTools()...)
 	if err != nil {
