@@ -100,6 +100,7 @@ func FuzzHTTPFastPath(f *testing.F) {
 		`"name":"shout","arguments":{"input":""}`,
 		`"name":"fail"`,
 		`"name":"echo","arguments":{"text":"x","extra":[1,{"y":null}]},"_meta":{"k":"v"}`,
+		`"name":"echo","arguments":{"text":"x"},"_meta":{"k":1e400}`, // mcp-go: unparsable
 	} {
 		f.Add("7", seed)
 	}

@@ -109,6 +109,8 @@ func FuzzStdioFastPath(f *testing.F) {
 		`"arguments":{},"name":"fail"`,
 		`"name":"add","arguments":{"0":0e700,"":0}`, // found by the fuzzer (differOnPurpose)
 		`"name":"add","arguments":{"a":1e-700,"b":1}`,
+		`"name":"echo","arguments":{"text":"x"},"_meta":{"k":1e400}`,              // mcp-go: unparsable
+		`"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":-1e400}`, // mcp-go: unparsable
 	) {
 		f.Add(seed)
 	}
