@@ -121,7 +121,7 @@ func FuzzHTTPFastPath(f *testing.F) {
 		if fast["result"] == nil && slow["result"] == nil {
 			return // refused before any call (both paths' errors are mcp-go's or the guard's)
 		}
-		if differOnPurpose(fast, slow) {
+		if differOnPurpose(params, fast, slow) {
 			return
 		}
 		if !reflect.DeepEqual(fast, slow) || fastStatus != slowStatus {
