@@ -93,7 +93,7 @@ func (f *httpFast) take(fr frame, session string, known bool, r *http.Request) *
 	if !known || fr.method != string(mcp.MethodToolsCall) || fr.id == nil || fr.other != 0 || fr.modern || fr.task || session == "" {
 		return nil
 	}
-	if fr.progress {
+	if fr.progress || !metaDecodes(fr.meta) {
 		return nil
 	}
 	if _, ok := f.s.handlers[fr.tool]; !ok || f.s.talksBack[fr.tool] {

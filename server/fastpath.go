@@ -69,6 +69,9 @@ func (p *fastPath) eligible(f frame) bool {
 	if _, ok := p.s.handlers[f.tool]; !ok {
 		return false // mcp-go answers an unknown tool as it always has
 	}
+	if !metaDecodes(f.meta) {
+		return false // mcp-go refuses it (a number past float64 in _meta)
+	}
 	return p.session() != nil
 }
 
@@ -210,6 +213,18 @@ var responseHead = []byte(`{"jsonrpc":"2.0","id":`)
 // dropped as on mcp-go's path.
 func (p *fastPath) respond(id []byte, res *mcp.CallToolResult) {
 	_, _ = p.w.Write(encodeResponse(id, res))
+}
+
+// metaDecodes reports whether params._meta, as the frame copied it (nil
+// when absent), decodes as mcp-go decodes it: one that does not (a number
+// past float64 anywhere in it) makes mcp-go refuse the whole call as
+// unparsable, where fastRequest would drop the _meta and run the call.
+func metaDecodes(meta []byte) bool {
+	if len(meta) == 0 {
+		return true
+	}
+	var m mcp.Meta
+	return json.Unmarshal(meta, &m) == nil
 }
 
 // fastRequest is the CallToolRequest a fast path hands a tool's handler,

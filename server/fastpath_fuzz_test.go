@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcp-tools/mcp-tools/server"
+	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
 
 // pipeSession is one initialized stdio session of ServeStdio over pipes,
@@ -109,6 +111,8 @@ func FuzzStdioFastPath(f *testing.F) {
 		`"arguments":{},"name":"fail"`,
 		`"name":"add","arguments":{"0":0e700,"":0}`, // found by the fuzzer (differOnPurpose)
 		`"name":"add","arguments":{"a":1e-700,"b":1}`,
+		`"name":"echo","arguments":{"text":"x"},"_meta":{"k":1e400}`,              // mcp-go: unparsable
+		`"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":-1e400}`, // mcp-go: unparsable
 	) {
 		f.Add(seed)
 	}
@@ -137,7 +141,7 @@ func FuzzStdioFastPath(f *testing.F) {
 		slow := s.ask(t, `{"jsonrpc":"2.0","id":`+slowID+`,"method":"tools/call","params":{`+slowParams+`}}`, slowID)
 		delete(fast, "id")
 		delete(slow, "id")
-		if differOnPurpose(fast, slow) {
+		if differOnPurpose(inner, fast, slow) {
 			return
 		}
 		if !reflect.DeepEqual(fast, slow) {
@@ -148,24 +152,71 @@ func FuzzStdioFastPath(f *testing.F) {
 	})
 }
 
-// differOnPurpose reports whether the fast path's answer and mcp-go's
-// differ in one of the two ways they are meant to, both about numbers the
-// fast path reads as written and mcp-go reads as float64:
+// differOnPurpose reports whether the fast path's answer and mcp-go's to
+// the call with params (the members of params, without the braces) differ
+// in one of the two ways they are meant to, both about numbers in the
+// arguments that the fast path reads as written and mcp-go reads as
+// float64:
 //   - a number past float64 (1e400): mcp-go cannot decode the arguments
 //     and answers a protocol error ("unparsable"); the fast path tells the
 //     model why they are invalid;
 //   - a number beyond the schema package's limits on a literal
 //     (schema.MaxNumberLength, schema.MaxExponent) that float64 still
 //     holds, rounded (0e700, 1e-700): the fast path refuses it, as the
-//     limits say; mcp-go's path sees only the rounded value, which costs
-//     the validator nothing, and answers as that value deserves.
-func differOnPurpose(fast, slow map[string]any) bool {
+//     limits say; mcp-go's path validates only the rounded value and
+//     answers with a result.
+//
+// Each holds only when the arguments really have such a number: the fast
+// path's own message is no evidence (a fast path that refused every
+// number as too long would otherwise pass).
+func differOnPurpose(params string, fast, slow map[string]any) bool {
 	r, _ := fast["result"].(map[string]any)
 	if r["isError"] != true {
 		return false
 	}
-	if e, _ := slow["error"].(map[string]any); e != nil && strings.Contains(fmt.Sprint(e["message"]), "unparsable") {
+	past, beyond := oddNumbers(params)
+	if e, _ := slow["error"].(map[string]any); past && e != nil && strings.Contains(fmt.Sprint(e["message"]), "unparsable") {
 		return true
 	}
-	return strings.Contains(fmt.Sprint(r["content"]), "the number is too long or too large to check")
+	return beyond && slow["result"] != nil && strings.Contains(fmt.Sprint(r["content"]), "the number is too long or too large to check")
+}
+
+// oddNumbers reports whether params.arguments hold a number past float64,
+// and one beyond the schema package's limits on a literal.
+func oddNumbers(params string) (past, beyond bool) {
+	d := json.NewDecoder(strings.NewReader("{" + params + "}"))
+	d.UseNumber()
+	var p struct {
+		Arguments any `json:"arguments"`
+	}
+	if d.Decode(&p) != nil {
+		return false, false
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case json.Number:
+			s := string(v)
+			if _, err := strconv.ParseFloat(s, 64); err != nil {
+				past = true
+			}
+			if len(s) > schema.MaxNumberLength {
+				beyond = true
+			} else if i := strings.IndexAny(s, "eE"); i >= 0 {
+				if exp, err := strconv.Atoi(s[i+1:]); err != nil || exp > schema.MaxExponent || exp < -schema.MaxExponent {
+					beyond = true
+				}
+			}
+		}
+	}
+	walk(p.Arguments)
+	return past, beyond
 }
