@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -177,35 +176,21 @@ func principalAttr(ctx context.Context) slog.Attr {
 const debugTruncate = 10
 
 // validateMiddleware checks the arguments against the compiled schema; the
-// tool never sees arguments that break it. When the transport has already
-// decoded the arguments (mcp-go does, for every tools/call), that value is
-// validated instead of decoding the bytes again.
+// tool never sees arguments that break it. It reads the bytes the tool will
+// read, never a transport's decoding of them: mcp-go reads numbers as
+// float64, which rounds (2^53+1 reads as 2^53, under a maximum the bytes are
+// over; 0e700 reads as 0, past the literal limits), so validating its value
+// let arguments the schema refuses reach the tool.
 func validateMiddleware(v *schema.Validator) tools.Middleware {
 	return func(_ tools.Info, next tools.Func) tools.Func {
 		return func(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-			var err error
-			if doc, ok := ctx.Value(decodedArgsKey{}).(decodedArgs); ok && bytes.Equal(doc.raw, args) {
-				err = v.ValidateValue(doc.value)
-			} else {
-				err = v.Validate(args)
-			}
-			if err != nil {
+			if err := v.Validate(args); err != nil {
 				return tools.Result{}, err
 			}
 			return next(ctx, args)
 		}
 	}
 }
-
-// decodedArgs are a call's arguments as the transport decoded them, with
-// the bytes they came from, so a middleware that changed the arguments
-// (an approval edit) is never validated against the old value.
-type decodedArgs struct {
-	raw   json.RawMessage
-	value any
-}
-
-type decodedArgsKey struct{}
 
 // sessionLimits bounds the calls in flight per session. A sync.Map: every
 // call reads it, from many goroutines, and sessions rarely come and go.

@@ -739,9 +739,6 @@ func (s *Server) handler(fn tools.Func, mode tools.TaskMode) mcpserver.ToolHandl
 			ctx = context.WithValue(ctx, roundTripKey{}, req.Params.MultiRoundTripParams)
 		}
 		args := rawArguments(req)
-		if req.Params.Arguments != nil && len(req.Params.RawArguments) > 0 {
-			ctx = context.WithValue(ctx, decodedArgsKey{}, decodedArgs{raw: args, value: req.Params.Arguments})
-		}
 		res, err := fn(ctx, args)
 		flush()
 		var pending *inputRequired

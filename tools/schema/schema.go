@@ -165,6 +165,8 @@ func (v *Validator) Problems(args json.RawMessage) []Problem {
 // ValidateValue is Validate for arguments already decoded by
 // encoding/json (into map[string]any, []any, float64 or json.Number,
 // string, bool, nil), which spares decoding them again. nil counts as {}.
+// A number decoded as float64 may have been rounded (2^53+1 reads as 2^53,
+// 1e-700 as 0): when a tool will read the bytes, validate the bytes.
 func (v *Validator) ValidateValue(doc any) error {
 	if doc == nil {
 		doc = map[string]any{}
