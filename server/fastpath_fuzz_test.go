@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mcp-tools/mcp-tools/server"
-	"github.com/mcp-tools/mcp-tools/tools/schema"
 )
 
 // pipeSession is one initialized stdio session of ServeStdio over pipes,
@@ -154,69 +153,55 @@ func FuzzStdioFastPath(f *testing.F) {
 
 // differOnPurpose reports whether the fast path's answer and mcp-go's to
 // the call with params (the members of params, without the braces) differ
-// in one of the two ways they are meant to, both about numbers in the
-// arguments that the fast path reads as written and mcp-go reads as
-// float64:
-//   - a number past float64 (1e400): mcp-go cannot decode the arguments
-//     and answers a protocol error ("unparsable"); the fast path tells the
-//     model why they are invalid;
-//   - a number beyond the schema package's limits on a literal
-//     (schema.MaxNumberLength, schema.MaxExponent) that float64 still
-//     holds, rounded (0e700, 1e-700): the fast path refuses it, as the
-//     limits say; mcp-go's path validates only the rounded value and
-//     answers with a result.
+// in the one way they are meant to: the arguments hold a number past
+// float64 (1e400), which mcp-go cannot decode, so it answers a protocol
+// error ("unparsable"), where the fast path tells the model why the
+// arguments are invalid. (Numbers beyond the literal limits that float64
+// holds rounded, 0e700 or 1e-700, are refused alike on both paths: both
+// validate the bytes.)
 //
-// Each holds only when the arguments really have such a number: the fast
-// path's own message is no evidence (a fast path that refused every
-// number as too long would otherwise pass).
+// It holds only when the arguments really have such a number: the fast
+// path's own message is no evidence.
 func differOnPurpose(params string, fast, slow map[string]any) bool {
 	r, _ := fast["result"].(map[string]any)
 	if r["isError"] != true {
 		return false
 	}
-	past, beyond := oddNumbers(params)
-	if e, _ := slow["error"].(map[string]any); past && e != nil && strings.Contains(fmt.Sprint(e["message"]), "unparsable") {
-		return true
-	}
-	return beyond && slow["result"] != nil && strings.Contains(fmt.Sprint(r["content"]), "the number is too long or too large to check")
+	e, _ := slow["error"].(map[string]any)
+	return e != nil && strings.Contains(fmt.Sprint(e["message"]), "unparsable") && pastFloat64(params)
 }
 
-// oddNumbers reports whether params.arguments hold a number past float64,
-// and one beyond the schema package's limits on a literal.
-func oddNumbers(params string) (past, beyond bool) {
+// pastFloat64 reports whether params.arguments hold a number past
+// float64.
+func pastFloat64(params string) bool {
 	d := json.NewDecoder(strings.NewReader("{" + params + "}"))
 	d.UseNumber()
 	var p struct {
 		Arguments any `json:"arguments"`
 	}
 	if d.Decode(&p) != nil {
-		return false, false
+		return false
 	}
-	var walk func(any)
-	walk = func(v any) {
+	var past func(any) bool
+	past = func(v any) bool {
 		switch v := v.(type) {
 		case map[string]any:
 			for _, e := range v {
-				walk(e)
+				if past(e) {
+					return true
+				}
 			}
 		case []any:
 			for _, e := range v {
-				walk(e)
-			}
-		case json.Number:
-			s := string(v)
-			if _, err := strconv.ParseFloat(s, 64); err != nil {
-				past = true
-			}
-			if len(s) > schema.MaxNumberLength {
-				beyond = true
-			} else if i := strings.IndexAny(s, "eE"); i >= 0 {
-				if exp, err := strconv.Atoi(s[i+1:]); err != nil || exp > schema.MaxExponent || exp < -schema.MaxExponent {
-					beyond = true
+				if past(e) {
+					return true
 				}
 			}
+		case json.Number:
+			_, err := strconv.ParseFloat(string(v), 64)
+			return err != nil
 		}
+		return false
 	}
-	walk(p.Arguments)
-	return past, beyond
+	return past(p.Arguments)
 }
