@@ -29,8 +29,10 @@ for rev in "${revs[@]}"; do
     bins+=("$tmp/mcp-tools-worktree")
   else
     short=$(git rev-parse --short "$rev")
-    git worktree add -q --detach "$tmp/wt-$short" "$rev"
-    (cd "$tmp/wt-$short" && go build -o "$tmp/mcp-tools-$short" ./cmd/mcp-tools)
+    if [ ! -e "$tmp/mcp-tools-$short" ]; then # a revision named twice is built once
+      git worktree add -q --detach "$tmp/wt-$short" "$rev"
+      (cd "$tmp/wt-$short" && go build -o "$tmp/mcp-tools-$short" ./cmd/mcp-tools)
+    fi
     bins+=("$tmp/mcp-tools-$short")
     rev=$short
   fi
@@ -40,8 +42,12 @@ out="$tmp/startup.jsonl"
 for _ in $(seq "$ROUNDS"); do
   for i in "${!bins[@]}"; do
     # The baseline ignores the arguments after its name.
-    bin/mcpbench -label "${labels[$i]}" -n 0 -k 1 -tool echo -args '{"text":"hello"}' \
-      -- "${bins[$i]}" serve --builtins echo --log-level warn 2>/dev/null | tail -1 >> "$out"
+    # One summary line on stderr per spawn, kept only to show a failure.
+    if ! bin/mcpbench -label "${labels[$i]}" -n 0 -k 1 -tool echo -args '{"text":"hello"}' \
+      -- "${bins[$i]}" serve --builtins echo --log-level warn 2>"$tmp/last.err" >> "$out"; then
+      cat "$tmp/last.err" >&2
+      exit 1
+    fi
   done
 done
 python3 - "$out" <<'EOF'
