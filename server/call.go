@@ -100,7 +100,7 @@ func (s *Server) Call(ctx context.Context, name string, args json.RawMessage, op
 	if args == nil {
 		args = json.RawMessage("{}")
 	}
-	t := &localTransport{mcp: s.mcp, id: "local-" + rand.Text(), done: make(chan struct{})}
+	t := &localTransport{mcp: s.mcp, id: "local-" + rand.Text(), tool: name, done: make(chan struct{})}
 	var copts []client.ClientOption
 	if opt.Ask != nil {
 		// The answer comes back either way the server asks: as a request
@@ -234,6 +234,7 @@ const flushMethod = "mcp-tools/flush"
 type localTransport struct {
 	mcp    *mcpserver.MCPServer
 	id     string
+	tool   string                       // the tool the Call is of
 	elicit mcpserver.ElicitationHandler // nil: the client cannot ask anyone
 
 	session *mcpserver.InProcessSession
@@ -305,7 +306,7 @@ func (t *localTransport) SendRequest(ctx context.Context, request transport.JSON
 	if err != nil {
 		return nil, fmt.Errorf("encode the request: %w", err)
 	}
-	resp := t.mcp.HandleMessage(t.mcp.WithContext(ctx, t.session), b)
+	resp := t.handle(ctx, request, b)
 	if b, err = json.Marshal(resp); err != nil {
 		return nil, fmt.Errorf("encode the response: %w", err)
 	}
@@ -314,6 +315,35 @@ func (t *localTransport) SendRequest(ctx context.Context, request transport.JSON
 		return nil, fmt.Errorf("decode the response: %w", err)
 	}
 	return &out, nil
+}
+
+// handle has mcp-go handle the request b on a goroutine of its own: a tool
+// that ends its goroutine with runtime.Goexit, which cannot be stopped as a
+// panic can, would otherwise end the goroutine of Call's caller (in
+// mcp-tools call, the main goroutine: the process died). Its call is
+// answered with an internal error, as on every other path. A panic that
+// escapes mcp-go is raised again on the caller's goroutine, as before.
+// (mcp-go's other paths serve calls on goroutines of their own; a hop per
+// call there cost 2x a call's time, so they are not given one.)
+func (t *localTransport) handle(ctx context.Context, request transport.JSONRPCRequest, b []byte) mcp.JSONRPCMessage {
+	var resp mcp.JSONRPCMessage
+	var panicked any
+	returned := false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { panicked = recover() }()
+		resp = t.mcp.HandleMessage(t.mcp.WithContext(ctx, t.session), b)
+		returned = true
+	}()
+	<-done
+	switch {
+	case panicked != nil:
+		panic(panicked)
+	case !returned:
+		return mcp.NewJSONRPCResultResponse(request.ID, render(tools.Outcome{Err: internalError(t.tool)}, 0))
+	}
+	return resp
 }
 
 // SendNotification hands a notification to the server on the session.

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-tools/mcp-tools/tools"
 )
 
 // The streamable HTTP fast path: as on stdio (fastpath.go), a plain
@@ -132,7 +135,25 @@ func (f *httpFast) serve(w http.ResponseWriter, r *http.Request, fr frame, fs *f
 	if f.s.opts.Telemetry != nil {
 		recordRequestID(ctx, rawRequestID(fr.id), &req)
 	}
+	answered := false
+	defer func() {
+		if !answered {
+			// The tool called runtime.Goexit (or the chain panicked): this
+			// goroutine ends and net/http closes the connection without
+			// finishing the response, so the answer is written whole, with
+			// its length, and flushed first, and says the connection ends
+			// (a client would otherwise send its next request on it).
+			msg := encodeResponse(fr.id, render(tools.Outcome{Err: internalError(fr.tool)}, 0))
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+			w.Header().Set("Connection", "close")
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write(msg)
+			_ = http.NewResponseController(w).Flush()
+		}
+	}()
 	res, _ := h(ctx, req) // the handler never returns an error: failures are results
+	answered = true
 	if ctx.Err() != nil && r.Context().Err() != nil {
 		return // the client is gone
 	}

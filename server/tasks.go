@@ -330,8 +330,25 @@ func (e *taskEngine) run(ctx context.Context, rec *taskRecord, args json.RawMess
 		}
 	})
 
-	res, err := work(ctx, args)
+	var res tools.Result
+	var err error
+	returned := false
+	defer func() {
+		if !returned {
+			// The tool called runtime.Goexit: this goroutine ends, but the
+			// task ends with the call's outcome, not later as the task of
+			// a replica that died.
+			e.end(rec, tools.Result{}, internalError(rec.Tool))
+		}
+	}()
+	res, err = work(ctx, args)
+	returned = true
 	p.flush()
+	e.end(rec, res, err)
+}
+
+// end records the end of the task rec with the outcome of its work.
+func (e *taskEngine) end(rec *taskRecord, res tools.Result, err error) {
 	out := render(tools.Settle(res, err), e.s.opts.MaxResultBytes)
 	final := *rec
 	final.Status, final.IsError = taskCompleted, out.IsError
