@@ -321,10 +321,11 @@ func (t *localTransport) SendRequest(ctx context.Context, request transport.JSON
 // that ends its goroutine with runtime.Goexit, which cannot be stopped as a
 // panic can, would otherwise end the goroutine of Call's caller (in
 // mcp-tools call, the main goroutine: the process died). Its call is
-// answered with an internal error, as on every other path. A panic that
+// answered with an internal error, as on the fast paths. A panic that
 // escapes mcp-go is raised again on the caller's goroutine, as before.
-// (mcp-go's other paths serve calls on goroutines of their own; a hop per
-// call there cost 2x a call's time, so they are not given one.)
+// (mcp-go's HTTP paths serve calls on goroutines of their own; a hop per
+// call there cost 2x a call's time, so they are not given one. Its stdio
+// calls are, in callApart: there a lost goroutine is a lost worker.)
 func (t *localTransport) handle(ctx context.Context, request transport.JSONRPCRequest, b []byte) mcp.JSONRPCMessage {
 	var resp mcp.JSONRPCMessage
 	var panicked any

@@ -20,11 +20,13 @@ const goexitAnswer = `internal error in tool "goexit"`
 // runtime.Goexit cannot be stopped, as a panic can, but its call is still
 // answered, as an internal error, and the server goes on serving: on both
 // fast paths (over streamable HTTP the connection used to close with no
-// response), in Server.Call (which used to end its caller's goroutine: in
-// mcp-tools call, the process), and in a task (which used to end only when
-// seen later as the task of a dead replica). mcp-go's own paths (legacy
-// SSE, and the calls the fast paths leave to mcp-go) still leave such a
-// call unanswered: a goroutine per call there doubled a call's time.
+// response), on stdio when mcp-go runs the call (each such call used to end
+// one of mcp-go's stdio workers for good), in Server.Call (which used to
+// end its caller's goroutine: in mcp-tools call, the process), and in a
+// task (which used to end only when seen later as the task of a dead
+// replica). mcp-go's other paths (legacy SSE, and the calls the HTTP fast
+// path leaves to mcp-go) still leave such a call unanswered: a goroutine
+// per call there doubled a call's time.
 func TestGoexitIsAnswered(t *testing.T) {
 	// More calls than the stdio fast path keeps workers (64), so that a
 	// path that lost a worker per call would show it.
@@ -47,22 +49,28 @@ func TestGoexitIsAnswered(t *testing.T) {
 	t.Run("streamable HTTP (the fast path)", func(t *testing.T) {
 		viaClient(t, httpClient(t, startHTTP(t, server.TransportHTTP, server.Options{}), nil))
 	})
-	stdio := func(t *testing.T) {
-		s := startPipeSession(t)
-		for i := range calls {
-			id := fmt.Sprintf(`"g-%d"`, i)
-			m := s.ask(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"goexit"}}`, id)
-			r, _ := m["result"].(map[string]any)
-			if r["isError"] != true || !strings.Contains(fmt.Sprint(r["content"]), goexitAnswer) {
-				t.Fatalf("call %d = %v", i, m)
+	// extra, a member of params besides name and arguments, leaves the
+	// call to mcp-go, whose stdio server runs it on a fixed pool of
+	// workers (64): a worker lost per call would show.
+	stdio := func(extra string) func(t *testing.T) {
+		return func(t *testing.T) {
+			s := startPipeSession(t)
+			for i := range calls {
+				id := fmt.Sprintf(`"g-%d"`, i)
+				m := s.ask(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"goexit"`+extra+`}}`, id)
+				r, _ := m["result"].(map[string]any)
+				if r["isError"] != true || !strings.Contains(fmt.Sprint(r["content"]), goexitAnswer) {
+					t.Fatalf("call %d = %v", i, m)
+				}
+			}
+			m := s.ask(t, `{"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}`+extra+`}}`, `"e"`)
+			if !strings.Contains(fmt.Sprint(m["result"]), "still here") {
+				t.Errorf("after goexit echo = %v", m)
 			}
 		}
-		m := s.ask(t, `{"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}`, `"e"`)
-		if !strings.Contains(fmt.Sprint(m["result"]), "still here") {
-			t.Errorf("after goexit echo = %v", m)
-		}
 	}
-	t.Run("stdio (the fast path)", stdio)
+	t.Run("stdio (the fast path)", stdio(""))
+	t.Run("stdio (mcp-go's path)", stdio(`,"x-slow":1`))
 	t.Run("Server.Call (mcp-go's path)", func(t *testing.T) {
 		srv := newServer(t, server.Options{})
 		for i := range calls {

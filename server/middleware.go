@@ -19,9 +19,10 @@ import (
 // recoverMiddleware turns a panic into an internal error. The panic value
 // and stack go to the log at WARN, never to the client. A call of
 // runtime.Goexit cannot be stopped: it is logged at ERROR, and the
-// goroutine ends. The fast paths (fastPath.start, httpFast.serve),
-// Server.Call (localTransport.handle) and a task's run still answer the
-// call with an internal error; mcp-go's own paths leave it unanswered.
+// goroutine ends. The fast paths (fastPath.start, httpFast.serve), mcp-go's
+// stdio calls (callApart), Server.Call (localTransport.handle) and a task's
+// run still answer the call with an internal error; mcp-go's HTTP paths
+// leave it unanswered.
 func (s *Server) recoverMiddleware(info tools.Info, next tools.Func) tools.Func {
 	name := info.Name
 	return func(ctx context.Context, args json.RawMessage) (res tools.Result, err error) {
@@ -31,7 +32,7 @@ func (s *Server) recoverMiddleware(info tools.Info, next tools.Func) tools.Func 
 				s.log.Warn("tool panicked", "tool", name, "panic", panicText(p), "stack", string(debug.Stack()))
 				res, err = tools.Result{}, internalError(name)
 			} else if !returned {
-				s.log.Error("tool called runtime.Goexit: its goroutine ends (the fast paths, Call and tasks answer the call with an internal error; mcp-go's own paths cannot)", "tool", name, "stack", string(debug.Stack()))
+				s.log.Error("tool called runtime.Goexit: its goroutine ends (stdio, the HTTP fast path, Call and tasks answer the call with an internal error; mcp-go's HTTP paths cannot)", "tool", name, "stack", string(debug.Stack()))
 			}
 		}()
 		res, err = next(ctx, args)

@@ -719,7 +719,8 @@ func (s *Server) handler(fn tools.Func, mode tools.TaskMode) mcpserver.ToolHandl
 				ctx = context.WithValue(ctx, taskWantKey{}, want)
 			}
 		}
-		if ctx.Value(trackedKey{}) == nil { // the stdio fast path counts its calls when it reads them
+		tracked := ctx.Value(trackedKey{}) != nil
+		if !tracked { // the stdio fast path counts its calls when it reads them
 			if !s.calls.start() {
 				return shuttingDown(), nil
 			}
@@ -739,7 +740,13 @@ func (s *Server) handler(fn tools.Func, mode tools.TaskMode) mcpserver.ToolHandl
 			ctx = context.WithValue(ctx, roundTripKey{}, req.Params.MultiRoundTripParams)
 		}
 		args := rawArguments(req)
-		res, err := fn(ctx, args)
+		var res tools.Result
+		var err error
+		if tracked || !onStdio(ctx) {
+			res, err = fn(ctx, args)
+		} else {
+			res, err = callApart(ctx, fn, args, req.Params.Name)
+		}
 		flush()
 		var pending *inputRequired
 		if errors.As(err, &pending) {
@@ -756,6 +763,45 @@ func (s *Server) handler(fn tools.Func, mode tools.TaskMode) mcpserver.ToolHandl
 // trackedKey marks a call the server already counts among those in
 // flight (see fastPath.start).
 type trackedKey struct{}
+
+// onStdio reports whether ctx is a call of mcp-go's stdio session.
+func onStdio(ctx context.Context) bool {
+	cs := mcpserver.ClientSessionFromContext(ctx)
+	return cs != nil && cs.SessionID() == stdioSessionID
+}
+
+// callApart runs fn on a goroutine of its own, for a call mcp-go's stdio
+// server runs on one of its fixed pool of workers: a tool's
+// runtime.Goexit, which cannot be stopped, would end that worker for good
+// (after as many as the pool holds, 64 by default, no call left to mcp-go
+// on the session would run again) and leave the call unanswered, holding
+// its place. It is answered with an internal error instead. A panic that
+// escapes fn is raised again on the worker, whose recovery answers it as
+// before. (The calls left to mcp-go on stdio are few: a goroutine per call
+// costs them little.)
+func callApart(ctx context.Context, fn tools.Func, args json.RawMessage, name string) (res tools.Result, err error) {
+	var panicked any
+	returned := false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() {
+			if !returned {
+				panicked = recover()
+			}
+		}()
+		res, err = fn(ctx, args)
+		returned = true
+	}()
+	<-done
+	switch {
+	case panicked != nil:
+		panic(panicked)
+	case !returned:
+		return tools.Result{}, internalError(name)
+	}
+	return res, err
+}
 
 // shuttingDown is the result of a call that arrives during a shutdown.
 func shuttingDown() *mcp.CallToolResult {
