@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -137,18 +138,28 @@ func (f *httpFast) serve(w http.ResponseWriter, r *http.Request, fr frame, fs *f
 	}
 	answered := false
 	defer func() {
-		if !answered {
-			// The tool called runtime.Goexit (or the chain panicked): this
-			// goroutine ends and net/http closes the connection without
-			// finishing the response, so the answer is written whole, with
-			// its length, and flushed first, and says the connection ends
-			// (a client would otherwise send its next request on it).
-			msg := encodeResponse(fr.id, render(tools.Outcome{Err: internalError(fr.tool)}, 0))
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+		if answered {
+			return
+		}
+		// The chain panicked outside the tool's own recovery (logged here:
+		// net/http's log is discarded), or the tool called runtime.Goexit:
+		// then this goroutine ends and net/http closes the connection
+		// without finishing the response, so the answer is written whole,
+		// with its length, flushed first, and says the connection ends (a
+		// client would otherwise send its next request on it).
+		p := recover()
+		if p != nil {
+			f.s.log.Warn("tool call panicked outside its tool", "tool", fr.tool, "panic", panicText(p), "stack", string(debug.Stack()))
+		}
+		msg := encodeResponse(fr.id, render(tools.Outcome{Err: internalError(fr.tool)}, 0))
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(msg)))
+		if p == nil {
 			w.Header().Set("Connection", "close")
-			w.WriteHeader(http.StatusOK)
-			_, _ = w.Write(msg)
+		}
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(msg)
+		if p == nil {
 			_ = http.NewResponseController(w).Flush()
 		}
 	}()
