@@ -328,16 +328,7 @@ func (t *localTransport) SendRequest(ctx context.Context, request transport.JSON
 // calls are, in callApart: there a lost goroutine is a lost worker.)
 func (t *localTransport) handle(ctx context.Context, request transport.JSONRPCRequest, b []byte) mcp.JSONRPCMessage {
 	var resp mcp.JSONRPCMessage
-	var panicked any
-	returned := false
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() { panicked = recover() }()
-		resp = t.mcp.HandleMessage(t.mcp.WithContext(ctx, t.session), b)
-		returned = true
-	}()
-	<-done
+	returned, panicked := apart(func() { resp = t.mcp.HandleMessage(t.mcp.WithContext(ctx, t.session), b) })
 	switch {
 	case panicked != nil:
 		panic(panicked)

@@ -780,8 +780,21 @@ func onStdio(ctx context.Context) bool {
 // before. (The calls left to mcp-go on stdio are few: a goroutine per call
 // costs them little.)
 func callApart(ctx context.Context, fn tools.Func, args json.RawMessage, name string) (res tools.Result, err error) {
-	var panicked any
-	returned := false
+	returned, panicked := apart(func() { res, err = fn(ctx, args) })
+	switch {
+	case panicked != nil:
+		panic(panicked)
+	case !returned:
+		return tools.Result{}, internalError(name)
+	}
+	return res, err
+}
+
+// apart runs f on a goroutine of its own and waits for it, so that a
+// runtime.Goexit in f ends that goroutine only. It reports how f ended:
+// returned, or with the value of a panic (for the caller to raise again or
+// answer), or neither: f called runtime.Goexit.
+func apart(f func()) (returned bool, panicked any) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -790,17 +803,11 @@ func callApart(ctx context.Context, fn tools.Func, args json.RawMessage, name st
 				panicked = recover()
 			}
 		}()
-		res, err = fn(ctx, args)
+		f()
 		returned = true
 	}()
 	<-done
-	switch {
-	case panicked != nil:
-		panic(panicked)
-	case !returned:
-		return tools.Result{}, internalError(name)
-	}
-	return res, err
+	return returned, panicked
 }
 
 // shuttingDown is the result of a call that arrives during a shutdown.
